@@ -1,0 +1,107 @@
+"""The `zeroquiz` command: the composition root that wires the core to a surface."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+from collections.abc import Sequence
+
+from bot.bank import BankError, load_bank
+from bot.clock import SystemClock
+from bot.config import database_path
+from bot.export import bank_to_data
+from bot.model import LANGS
+from bot.quiz import Quiz
+from bot.storage import Database, DatabaseTooNewError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play in the terminal (no account needed)")
+    play.add_argument("--lang", choices=LANGS, default="en")
+    play.add_argument("--count", type=int, default=8, help="questions to play (default 8)")
+    play.add_argument("--player", default="you", help="your name on the local leaderboard")
+    play.add_argument("--db", help="SQLite file (default: $ZEROQUIZ_DB or a per-user data dir)")
+    play.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
+
+    validate = sub.add_parser("validate", help="check question files; exit 1 on any problem")
+    validate.add_argument("paths", nargs="*", metavar="PATH")
+
+    export = sub.add_parser("export", help="print the question bank as JSON")
+    export.add_argument("paths", nargs="*", metavar="PATH")
+    return parser
+
+
+def cmd_validate(paths: Sequence[str]) -> int:
+    try:
+        bank = load_bank(paths or None)
+    except BankError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(exc.problems)} problem(s) found", file=sys.stderr)
+        return 1
+    files = len({q.origin.rsplit(":", 1)[0] for q in bank.questions})
+    print(f"OK: {len(bank)} questions in {files} file(s), all valid")
+    return 0
+
+
+def cmd_export(paths: Sequence[str]) -> int:
+    try:
+        bank = load_bank(paths or None)
+    except BankError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    json.dump(bank_to_data(bank), sys.stdout, ensure_ascii=False, indent=2)
+    print()
+    return 0
+
+
+async def cmd_play(args: argparse.Namespace) -> int:
+    from adapters.console.play import play, stdin_reader
+
+    try:
+        bank = load_bank(args.questions)
+    except BankError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    try:
+        db = await Database.open(database_path(args.db))
+    except DatabaseTooNewError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return 2
+    try:
+        quiz = Quiz(db, bank, SystemClock(), random.Random())
+        return await play(
+            quiz,
+            lang=args.lang,
+            count=args.count,
+            player=args.player,
+            read_line=stdin_reader(sys.stdin),
+            out=sys.stdout,
+            echo=not sys.stdin.isatty(),
+        )
+    finally:
+        await db.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "validate":
+            return cmd_validate(args.paths)
+        if args.command == "export":
+            return cmd_export(args.paths)
+        if args.command == "play":
+            return asyncio.run(cmd_play(args))
+    except KeyboardInterrupt:
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

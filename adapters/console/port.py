@@ -1,0 +1,34 @@
+"""The terminal's ChatPort: questions and notices the core posts are queued for the play loop."""
+
+from __future__ import annotations
+
+from collections import deque
+from datetime import timedelta
+
+from bot.model import ChannelRef
+from bot.views import NoticeView, QuestionView, RevealView
+
+PLATFORM = "console"
+
+
+class ConsolePort:
+    platform = PLATFORM
+    live_update_max_age: timedelta | None = None
+
+    def __init__(self) -> None:
+        self.questions: deque[QuestionView] = deque()
+        self.reveals: list[RevealView] = []
+        self.notices: list[NoticeView] = []
+
+    async def post_question(self, channel: ChannelRef, view: QuestionView) -> str | None:
+        self.questions.append(view)
+        return str(view.round_id)
+
+    async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
+        return None
+
+    async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
+        self.reveals.append(view)
+
+    async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
+        self.notices.append(view)

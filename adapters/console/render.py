@@ -1,0 +1,35 @@
+"""Plain-text rendering of core views for a terminal."""
+
+from __future__ import annotations
+
+import textwrap
+
+from bot.i18n import t
+from bot.views import Feedback, LeaderboardView, QuestionView
+
+WIDTH = 78
+
+
+def wrap(text: str, indent: str = "") -> str:
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "   ")
+
+
+def question(view: QuestionView, n: int, total: int) -> str:
+    lines = ["", t(view.lang, "term_question", n=n, total=total), wrap(view.prompt), ""]
+    lines += [wrap(f"{o.letter}) {o.text}", "  ") for o in view.options]
+    return "\n".join(lines)
+
+
+def feedback(view: Feedback) -> str:
+    lines = [wrap(view.headline)]
+    if view.explanation:
+        lines.append(wrap(f"{view.why_label}: {view.explanation}"))
+    return "\n".join(lines)
+
+
+def leaderboard(view: LeaderboardView, title: str) -> str:
+    lines = ["", title]
+    lines += [f"  {line}" for line in view.lines] or [f"  {view.empty_text}"]
+    if view.me_line:
+        lines.append(f"  {view.me_line}")
+    return "\n".join(lines)

@@ -1,0 +1,307 @@
+"""Load and validate question files, reporting every problem as `file:line: message`.
+
+The YAML is composed into nodes (not loaded into dicts) so each problem can name its line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from bot.bank import limits
+from bot.model import LANGS, Question, Text
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+QUESTION_KEYS = {"id", "prompt", "options", "answer", "explanation", "source", "tags", "difficulty"}
+REQUIRED_KEYS = ("id", "prompt", "options", "explanation")
+OPTION_KEYS = {"en", "id", "correct"}
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class BankError(Exception):
+    """Raised with every problem found, so an author can fix them all in one pass."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = sorted(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+@dataclass
+class Bank:
+    questions: list[Question] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._by_id = {q.id: q for q in self.questions}
+
+    def get(self, question_id: str) -> Question | None:
+        return self._by_id.get(question_id)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+
+def bundled_paths() -> list[Path]:
+    """The question files shipped inside the installed package."""
+    root = resources.files("questions")
+    return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith((".yaml", ".yml")))
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml")))
+        else:
+            out.append(p)
+    return out
+
+
+def load_bank(paths: Iterable[str | Path] | None = None) -> Bank:
+    """Load every file; raise BankError listing all problems if any file is invalid."""
+    files = bundled_paths() if paths is None else expand_paths(paths)
+    problems: list[Problem] = []
+    questions: list[Question] = []
+    seen: dict[str, str] = {}
+    if not files:
+        raise BankError([Problem("<bank>", 0, "no question files found")])
+    for path in files:
+        checker = _FileChecker(str(path), problems)
+        for q in checker.check():
+            if q.id in seen:
+                checker.report_line(
+                    int(q.origin.rsplit(":", 1)[1]),
+                    f"duplicate id '{q.id}' (first defined at {seen[q.id]})",
+                )
+                continue
+            seen[q.id] = q.origin
+            questions.append(q)
+    if problems:
+        raise BankError(problems)
+    if not questions:
+        raise BankError([Problem("<bank>", 0, "the bank holds no questions")])
+    return Bank(questions)
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+class _FileChecker:
+    """Walks one file's node tree; appends problems and yields the questions that are valid."""
+
+    def __init__(self, path: str, problems: list[Problem]) -> None:
+        self.path = path
+        self.problems = problems
+
+    def report(self, node: yaml.Node | None, message: str) -> None:
+        self.report_line(_line(node) if node is not None else 1, message)
+
+    def report_line(self, line: int, message: str) -> None:
+        self.problems.append(Problem(self.path, line, message))
+
+    def check(self) -> list[Question]:
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                root = yaml.compose(fh, Loader=yaml.SafeLoader)
+        except OSError as exc:
+            self.report_line(0, f"cannot read file: {exc.strerror}")
+            return []
+        except UnicodeDecodeError:
+            self.report_line(0, "file is not UTF-8 text")
+            return []
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = int(mark.line) + 1 if mark is not None else 1
+            self.report_line(line, f"YAML syntax error: {exc.problem or exc.context}")
+            return []
+        except yaml.YAMLError as exc:
+            self.report_line(1, f"YAML error: {exc}")
+            return []
+        if root is None:
+            self.report_line(1, "file is empty; expected a mapping with a 'questions' list")
+            return []
+        top = self._mapping(root, {"questions"}, "file")
+        if top is None:
+            return []
+        items = top.get("questions")
+        if items is None:
+            self.report(root, "missing field 'questions'")
+            return []
+        if not isinstance(items, yaml.SequenceNode):
+            self.report(items, "'questions' must be a list")
+            return []
+        out = []
+        for item in items.value:
+            q = self._question(item)
+            if q is not None:
+                out.append(q)
+        return out
+
+    def _mapping(
+        self, node: yaml.Node, allowed: set[str], what: str
+    ) -> dict[str, yaml.Node] | None:
+        if not isinstance(node, yaml.MappingNode):
+            self.report(node, f"{what} must be a mapping")
+            return None
+        result: dict[str, yaml.Node] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str) or key not in allowed:
+                self.report(key_node, f"unknown field '{key}' in {what}")
+                continue
+            if key in result:
+                self.report(key_node, f"field '{key}' appears twice in {what}")
+                continue
+            result[key] = value_node
+        return result
+
+    def _scalar(self, node: yaml.Node, what: str, max_len: int) -> str | None:
+        if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
+            self.report(node, f"{what} must be text")
+            return None
+        text = str(node.value).strip()
+        if not text:
+            self.report(node, f"{what} is empty")
+            return None
+        if len(text) > max_len:
+            self.report(node, f"{what} is {len(text)} characters; the limit is {max_len}")
+            return None
+        return text
+
+    def _text(
+        self, node: yaml.Node, what: str, max_len: int, extra: set[str] | None = None
+    ) -> Text | None:
+        if extra is None:
+            extra = set()
+        fields = self._mapping(node, set(LANGS) | extra, what)
+        if fields is None:
+            return None
+        values: dict[str, str] = {}
+        ok = True
+        for lang in LANGS:
+            if lang not in fields:
+                self.report(node, f"{what} is missing the '{lang}' text")
+                ok = False
+                continue
+            value = self._scalar(fields[lang], f"{what} ({lang})", max_len)
+            if value is None:
+                ok = False
+            else:
+                values[lang] = value
+        return Text(en=values["en"], id=values["id"]) if ok else None
+
+    def _question(self, node: yaml.Node) -> Question | None:
+        fields = self._mapping(node, QUESTION_KEYS, "question")
+        if fields is None:
+            return None
+        n_before = len(self.problems)
+        for key in REQUIRED_KEYS:
+            if key not in fields:
+                self.report(node, f"question is missing field '{key}'")
+        if "answer" in fields:
+            self.report(
+                fields["answer"], "mark the correct option with 'correct: true' instead of 'answer'"
+            )
+        qid = self._scalar(fields["id"], "id", limits.MAX_ID) if "id" in fields else None
+        if qid is not None and not ID_PATTERN.match(qid):
+            self.report(fields["id"], f"id '{qid}' must use lowercase letters, digits and '-'")
+        label = f"question '{qid}'" if qid else "question"
+        prompt = (
+            self._text(fields["prompt"], "prompt", limits.MAX_PROMPT)
+            if "prompt" in fields
+            else None
+        )
+        explanation = (
+            self._text(fields["explanation"], "explanation", limits.MAX_EXPLANATION)
+            if "explanation" in fields
+            else None
+        )
+        options, answer = (
+            self._options(fields["options"], label) if "options" in fields else ((), -1)
+        )
+        source = (
+            self._scalar(fields["source"], "source", limits.MAX_SOURCE)
+            if "source" in fields
+            else None
+        )
+        tags = self._tags(fields["tags"]) if "tags" in fields else ()
+        difficulty = self._difficulty(fields["difficulty"]) if "difficulty" in fields else None
+        if len(self.problems) > n_before or qid is None or prompt is None or explanation is None:
+            return None
+        return Question(
+            id=qid,
+            prompt=prompt,
+            options=options,
+            answer=answer,
+            explanation=explanation,
+            source=source,
+            tags=tags,
+            difficulty=difficulty,
+            origin=f"{self.path}:{_line(node)}",
+        )
+
+    def _options(self, node: yaml.Node, label: str) -> tuple[tuple[Text, ...], int]:
+        if not isinstance(node, yaml.SequenceNode):
+            self.report(node, "options must be a list")
+            return (), -1
+        count = len(node.value)
+        if not limits.MIN_OPTIONS <= count <= limits.MAX_OPTIONS:
+            self.report(
+                node,
+                f"{label} has {count} options; "
+                f"it needs {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS}",
+            )
+        texts: list[Text] = []
+        correct: list[int] = []
+        for i, opt in enumerate(node.value):
+            text = self._text(opt, f"option {i + 1}", limits.MAX_OPTION, extra={"correct"})
+            if isinstance(opt, yaml.MappingNode):
+                for k, v in opt.value:
+                    if k.value == "correct":
+                        if v.value not in ("true", "false", "True", "False"):
+                            self.report(v, "'correct' must be true or false")
+                        elif v.value.lower() == "true":
+                            correct.append(i)
+            if text is not None:
+                for lang in LANGS:
+                    if any(t.get(lang).casefold() == text.get(lang).casefold() for t in texts):
+                        self.report(opt, f"option {i + 1} repeats another option's {lang} text")
+                texts.append(text)
+        if len(correct) != 1:
+            self.report(
+                node, f"{label} has {len(correct)} options marked correct; exactly one must be"
+            )
+        return tuple(texts), (correct[0] if len(correct) == 1 else -1)
+
+    def _tags(self, node: yaml.Node) -> tuple[str, ...]:
+        if not isinstance(node, yaml.SequenceNode):
+            self.report(node, "tags must be a list")
+            return ()
+        tags = []
+        for item in node.value:
+            tag = self._scalar(item, "tag", 40)
+            if tag is not None:
+                tags.append(tag)
+        return tuple(tags)
+
+    def _difficulty(self, node: yaml.Node) -> int | None:
+        if isinstance(node, yaml.ScalarNode) and node.value in {
+            str(d) for d in limits.DIFFICULTIES
+        }:
+            return int(node.value)
+        self.report(node, f"difficulty must be one of {', '.join(map(str, limits.DIFFICULTIES))}")
+        return None

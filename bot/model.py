@@ -1,0 +1,74 @@
+"""Domain values shared by the bank, the core and the adapters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Lang = Literal["en", "id"]
+LANGS: tuple[Lang, ...] = ("en", "id")
+DEFAULT_LANG: Lang = "en"
+
+
+def parse_lang(value: str) -> Lang | None:
+    """Map user input to a supported language code, or None when unsupported."""
+    v = value.strip().lower()
+    if v in ("en", "english"):
+        return "en"
+    if v in ("id", "indonesian", "indonesia", "bahasa"):
+        return "id"
+    return None
+
+
+@dataclass(frozen=True)
+class Text:
+    """One piece of user-facing content in every supported language."""
+
+    en: str
+    id: str
+
+    def get(self, lang: Lang) -> str:
+        return self.id if lang == "id" else self.en
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    prompt: Text
+    options: tuple[Text, ...]
+    answer: int  # index into options, in file order
+    explanation: Text
+    source: str | None = None
+    tags: tuple[str, ...] = ()
+    difficulty: int | None = None
+    origin: str = ""  # "file:line" where it was defined, for messages to authors
+
+
+@dataclass(frozen=True)
+class ChannelRef:
+    """Where a round lives. IDs from platforms stay opaque strings."""
+
+    platform: str
+    team: str
+    channel: str
+
+
+@dataclass(frozen=True)
+class UserRef:
+    platform: str
+    team: str
+    user: str
+    display_name: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.display_name or self.user
+
+
+@dataclass(frozen=True)
+class TeamRef:
+    platform: str
+    team: str
+
+
+LETTERS = "ABCDE"

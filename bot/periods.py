@@ -1,0 +1,38 @@
+"""Leaderboard periods in a team's time zone: weeks start Monday 00:00 local, months on the 1st."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.views import Period
+
+
+def zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def period_start(period: Period, now: datetime, tz_name: str) -> datetime | None:
+    """The UTC instant a period began, or None for all time."""
+    if period == "all":
+        return None
+    local = now.astimezone(zone(tz_name))
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    if period == "week":
+        start = midnight - timedelta(days=local.weekday())
+    else:
+        start = midnight.replace(day=1)
+    # Rebuild through the zone so a DST change between then and now gives the right offset.
+    start = start.replace(tzinfo=None).replace(tzinfo=zone(tz_name))
+    return start.astimezone(UTC)
+
+
+def to_ms(dt: datetime) -> int:
+    return int(dt.timestamp() * 1000)
+
+
+def from_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)

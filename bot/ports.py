@@ -1,0 +1,41 @@
+"""The outbound port: how the core reaches a platform for things nobody clicked.
+
+Each adapter implements ChatPort once; the core looks the port up by the round's platform, so
+several adapters share one process and one database.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Protocol
+
+from bot.model import ChannelRef
+from bot.views import NoticeView, QuestionView, RevealView
+
+
+class DeliveryError(Exception):
+    """The platform refused a post; `reason` is safe to log and to show an admin."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ChatPort(Protocol):
+    platform: str
+    # Messages older than this are no longer edited for live counts (Discord caps old edits).
+    live_update_max_age: timedelta | None
+
+    async def post_question(self, channel: ChannelRef, view: QuestionView) -> str | None:
+        """Post a question; return an opaque message reference for later edits."""
+        ...
+
+    async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
+        """Refresh a posted question (its answer count)."""
+        ...
+
+    async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
+        """Replace the question with its reveal (or post it anew when there is no reference)."""
+        ...
+
+    async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None: ...

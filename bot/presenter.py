@@ -1,0 +1,177 @@
+"""Turn stored rows and bank questions into localised views. Pure functions, no I/O."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.i18n import t
+from bot.model import LETTERS, Lang, Question
+from bot.periods import from_ms
+from bot.shuffle import permutation
+from bot.storage.rounds import RoundRow
+from bot.storage.scores import ScoreRow
+from bot.views import (
+    LeaderboardView,
+    LeaderRow,
+    OptionLine,
+    Period,
+    QuestionView,
+    RevealView,
+    SpreadRow,
+    StatsView,
+)
+
+
+def display_order(row: RoundRow, question: Question) -> tuple[int, ...]:
+    return permutation(row.seed, len(question.options))
+
+
+def title_for(row: RoundRow) -> str:
+    if row.run_index is not None and row.run_total is not None:
+        return t(row.lang, "quiz_title_run", n=row.run_index + 1, total=row.run_total)
+    if row.kind == "daily":
+        return t(row.lang, "quiz_title_daily")
+    return t(row.lang, "quiz_title")
+
+
+def question_view(row: RoundRow, question: Question, answer_count: int) -> QuestionView:
+    lang = row.lang
+    order = display_order(row, question)
+    return QuestionView(
+        round_id=row.id,
+        question_id=question.id,
+        lang=lang,
+        title=title_for(row),
+        prompt=question.prompt.get(lang),
+        options=tuple(
+            OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
+        ),
+        opened_at=from_ms(row.opened_at),
+        closes_at=from_ms(row.deadline_at),
+        answer_count=answer_count,
+        hint=t(lang, "pick_letter"),
+    )
+
+
+def reveal_view(
+    row: RoundRow,
+    question: Question,
+    counts: dict[int, int],
+    fastest: tuple[str, int] | None,
+) -> RevealView:
+    lang = row.lang
+    order = display_order(row, question)
+    total = sum(counts.values())
+    right = counts.get(question.answer, 0)
+    correct_letter = LETTERS[order.index(question.answer)]
+    spread = tuple(
+        SpreadRow(
+            letter=LETTERS[i],
+            text=question.options[src].get(lang),
+            count=counts.get(src, 0),
+            share=(counts.get(src, 0) / total) if total else 0.0,
+            correct=src == question.answer,
+        )
+        for i, src in enumerate(order)
+    )
+    fastest_line = None
+    if fastest is not None:
+        seconds = f"{fastest[1] / 1000:.1f}"
+        fastest_line = t(lang, "reveal_fastest", name=fastest[0], seconds=seconds)
+    return RevealView(
+        round_id=row.id,
+        question_id=question.id,
+        lang=lang,
+        title=title_for(row),
+        prompt=question.prompt.get(lang),
+        correct_letter=correct_letter,
+        answer_line=t(
+            lang,
+            "reveal_answer",
+            letter=correct_letter,
+            text=question.options[question.answer].get(lang),
+        ),
+        explanation=question.explanation.get(lang),
+        why_label=t(lang, "why"),
+        spread_label=t(lang, "reveal_spread"),
+        spread=spread,
+        total=total,
+        right=right,
+        summary=t(lang, "reveal_right", right=right, total=total)
+        if total
+        else t(lang, "reveal_nobody"),
+        fastest=fastest_line,
+    )
+
+
+def leaderboard_view(
+    lang: Lang, period: Period, scores: list[ScoreRow], user: str | None, limit: int
+) -> LeaderboardView:
+    period_name = t(lang, f"period_{period}")
+    ranked = [
+        LeaderRow(
+            rank=i + 1,
+            user=s.user,
+            name=s.name,
+            points=s.points,
+            correct=s.correct,
+            answered=s.answered,
+        )
+        for i, s in enumerate(scores)
+    ]
+    top = tuple(ranked[:limit])
+    me = next((r for r in ranked if r.user == user), None) if user is not None else None
+    me_line: str | None = None
+    if user is not None:
+        me_line = (
+            t(lang, "leaderboard_you", rank=me.rank, points=me.points, correct=me.correct)
+            if me is not None
+            else t(lang, "leaderboard_you_none", period=period_name)
+        )
+    return LeaderboardView(
+        lang=lang,
+        period=period,
+        title=t(lang, "leaderboard_title", period=period_name),
+        rows=top,
+        lines=tuple(
+            t(lang, "leaderboard_row", rank=r.rank, name=r.name, points=r.points, correct=r.correct)
+            for r in top
+        ),
+        me=me,
+        me_line=me_line,
+        empty_text=t(lang, "leaderboard_empty", period=period_name),
+    )
+
+
+def stats_view(lang: Lang, name: str, history: list[tuple[bool, int]]) -> StatsView:
+    answered = len(history)
+    correct = sum(1 for ok, _ in history if ok)
+    points = sum(p for _, p in history)
+    best = run = 0
+    for ok, _ in history:
+        run = run + 1 if ok else 0
+        best = max(best, run)
+    accuracy = correct / answered if answered else 0.0
+    return StatsView(
+        lang=lang,
+        title=t(lang, "stats_title"),
+        name=name,
+        answered=answered,
+        correct=correct,
+        points=points,
+        accuracy=accuracy,
+        current_streak=run,
+        best_streak=best,
+        lines=(
+            (t(lang, "stats_answered"), str(answered)),
+            (t(lang, "stats_correct"), str(correct)),
+            (t(lang, "stats_accuracy"), f"{accuracy:.0%}"),
+            (t(lang, "stats_points"), str(points)),
+            (t(lang, "stats_streak"), str(run)),
+            (t(lang, "stats_best_streak"), str(best)),
+        ),
+    )
+
+
+def seconds(delta: timedelta) -> int:
+    return int(delta.total_seconds())

@@ -1,0 +1,446 @@
+"""The quiz core: user actions in, plain views out; closing, reveals and runs through the ports.
+
+Every state change is one short database transaction; answers are guarded by the schema (one per
+round and player, and only while the round is open), so retries and concurrent clicks can't count
+twice. Platform calls happen outside transactions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from bot import presenter
+from bot.bank import Bank
+from bot.clock import Clock
+from bot.i18n import t
+from bot.model import LETTERS, ChannelRef, Lang, Question, TeamRef, UserRef
+from bot.periods import from_ms, period_start, to_ms
+from bot.ports import ChatPort, DeliveryError
+from bot.selection import choose_question
+from bot.storage import Database, scores
+from bot.storage import rounds as q
+from bot.views import (
+    Feedback,
+    LeaderboardView,
+    NoticeView,
+    Period,
+    QuestionView,
+    RevealView,
+    StatsView,
+)
+
+log = logging.getLogger(__name__)
+
+POINTS_PER_CORRECT = 10
+DEFAULT_WINDOW = timedelta(minutes=10)
+MAX_RUN = 20
+REVEAL_RETRY = timedelta(seconds=30)
+REVEAL_ATTEMPTS = 6
+
+
+class Quiz:
+    def __init__(
+        self,
+        db: Database,
+        bank: Bank,
+        clock: Clock,
+        rng: random.Random,
+        *,
+        default_window: timedelta = DEFAULT_WINDOW,
+    ) -> None:
+        self.db = db
+        self.bank = bank
+        self.clock = clock
+        self.rng = rng
+        self.default_window = default_window
+        self.ports: dict[str, ChatPort] = {}
+        self._changed: list[Callable[[], None]] = []
+        self._answered: list[Callable[[int], None]] = []
+        self._reveal_failures: dict[int, tuple[int, datetime]] = {}
+
+    # -- wiring ---------------------------------------------------------------------------------
+    def add_port(self, port: ChatPort) -> None:
+        self.ports[port.platform] = port
+
+    def on_change(self, callback: Callable[[], None]) -> None:
+        """Called when a round opens, so a sleeping scheduler can re-plan."""
+        self._changed.append(callback)
+
+    def on_answer(self, callback: Callable[[int], None]) -> None:
+        """Called with the round id after an answer was recorded (for live counts)."""
+        self._answered.append(callback)
+
+    def _now_ms(self) -> int:
+        return to_ms(self.clock.now())
+
+    # -- rounds ---------------------------------------------------------------------------------
+    async def start_round(
+        self,
+        channel: ChannelRef,
+        *,
+        window: timedelta | None = None,
+        kind: str = "single",
+        run: tuple[int, int] | None = None,
+    ) -> QuestionView | None:
+        """Open a round and post it through the channel's port.
+
+        Returns None when a run's round at that index already exists (opened elsewhere).
+        Raises DeliveryError if the platform refused the post; the round is then closed.
+        """
+        now = self._now_ms()
+        span = window or self.default_window
+        async with self.db.write() as tx:
+            cid = await q.channel_id(tx, channel)
+            uses = await q.question_use_counts(tx, cid)
+            question = choose_question(self.bank, uses, self.rng)
+            round_id = await q.insert_round(
+                tx,
+                channel_id=cid,
+                question_id=question.id,
+                seed=self.rng.getrandbits(31),
+                kind=kind,
+                opened_at=now,
+                deadline_at=now + int(span.total_seconds() * 1000),
+                run_id=run[0] if run else None,
+                run_index=run[1] if run else None,
+            )
+            if round_id is None:
+                return None
+            row = await q.get_round(tx, round_id)
+        assert row is not None
+        view = presenter.question_view(row, question, 0)
+        self._notify_changed()
+        port = self.ports.get(channel.platform)
+        if port is None:
+            return view
+        try:
+            ref = await port.post_question(channel, view)
+        except DeliveryError as exc:
+            log.warning("could not post round %s to %s: %s", round_id, channel, exc.reason)
+            async with self.db.write() as tx:
+                await q.mark_closed(tx, round_id, now, "undelivered")
+                await tx.execute("UPDATE rounds SET revealed_at = ? WHERE id = ?", (now, round_id))
+                if run is not None:
+                    await tx.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (now, run[0]))
+            raise
+        if ref is not None:
+            async with self.db.write() as tx:
+                await tx.execute("UPDATE rounds SET message_ref = ? WHERE id = ?", (ref, round_id))
+        return view
+
+    async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
+        """Record a person's first answer (choice = displayed position, 0 for A)."""
+        now = self._now_ms()
+        async with self.db.write() as tx:
+            row = await q.get_round(tx, round_id)
+            question = self.bank.get(row.question_id) if row else None
+            if row is None or question is None or not 0 <= choice < len(question.options):
+                lang: Lang = row.lang if row else "en"
+                return Feedback("unknown", lang, t(lang, "feedback_unknown"))
+            order = presenter.display_order(row, question)
+            player = await q.player_id(tx, user)
+            option = order[choice]
+            correct = option == question.answer
+            points = POINTS_PER_CORRECT if correct else 0
+            recorded = await q.insert_answer(
+                tx,
+                round_id=round_id,
+                player=player,
+                option=option,
+                correct=correct,
+                points=points,
+                at=now,
+            )
+            earlier = None if recorded else await q.existing_answer(tx, round_id, player)
+        if recorded:
+            for callback in self._answered:
+                callback(round_id)
+            return self._feedback(
+                row.lang, question, order, option, "correct" if correct else "wrong", points
+            )
+        if earlier is not None:
+            return self._feedback(row.lang, question, order, earlier, "already", 0)
+        return Feedback("closed", row.lang, t(row.lang, "feedback_closed"))
+
+    def _feedback(
+        self,
+        lang: Lang,
+        question: Question,
+        order: tuple[int, ...],
+        option: int,
+        status: str,
+        points: int,
+    ) -> Feedback:
+        chosen = LETTERS[order.index(option)]
+        right = LETTERS[order.index(question.answer)]
+        right_text = question.options[question.answer].get(lang)
+        if status == "correct":
+            headline = t(lang, "feedback_correct", letter=right, text=right_text)
+        elif status == "wrong":
+            headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
+        else:
+            headline = t(lang, "feedback_already", letter=chosen)
+        return Feedback(
+            status="correct"
+            if status == "correct"
+            else "wrong"
+            if status == "wrong"
+            else "already",
+            lang=lang,
+            headline=headline,
+            chosen_letter=chosen,
+            correct_letter=right,
+            explanation=question.explanation.get(lang),
+            why_label=t(lang, "why"),
+            points=points,
+        )
+
+    async def question_view(self, round_id: int) -> QuestionView | None:
+        """The current public view of a round (for live answer counts)."""
+        async with self.db.read() as tx:
+            row = await q.get_round(tx, round_id)
+            if row is None:
+                return None
+            count = await q.total_answers(tx, round_id)
+        question = self.bank.get(row.question_id)
+        return presenter.question_view(row, question, count) if question else None
+
+    async def round_row(self, round_id: int) -> q.RoundRow | None:
+        async with self.db.read() as tx:
+            return await q.get_round(tx, round_id)
+
+    async def close_round(self, round_id: int, reason: str) -> RevealView | None:
+        """Close a round once: reveal it and move its run on. None if it was already closed."""
+        async with self.db.write() as tx:
+            closed = await q.mark_closed(tx, round_id, self._now_ms(), reason)
+        if not closed:
+            return None
+        view = await self._deliver_reveal(round_id)
+        await self._continue_run_after(round_id)
+        return view
+
+    async def close_latest(self, channel: ChannelRef) -> NoticeView:
+        """Admin close: the most recently opened open round of the channel."""
+        async with self.db.read() as tx:
+            lang = await q.channel_lang(tx, channel)
+            rows = await q.rounds_where(
+                tx,
+                "t.platform = ? AND t.team = ? AND c.channel = ? AND r.closed_at IS NULL "
+                "ORDER BY r.opened_at DESC, r.id DESC LIMIT 1",
+                (channel.platform, channel.team, channel.channel),
+            )
+        if not rows or await self.close_round(rows[0].id, "admin") is None:
+            return NoticeView(lang, t(lang, "no_open_round"), ok=False)
+        return NoticeView(lang, t(lang, "round_closed_now"))
+
+    async def _reveal_data(self, round_id: int) -> tuple[q.RoundRow, RevealView] | None:
+        async with self.db.read() as tx:
+            row = await q.get_round(tx, round_id)
+            if row is None:
+                return None
+            counts = await q.answer_counts(tx, round_id)
+            fastest = await q.fastest_correct(tx, round_id)
+        question = self.bank.get(row.question_id)
+        if question is None:
+            return None
+        return row, presenter.reveal_view(row, question, counts, fastest)
+
+    async def _deliver_reveal(self, round_id: int) -> RevealView | None:
+        data = await self._reveal_data(round_id)
+        if data is None:
+            await self._mark_revealed(round_id)
+            return None
+        row, view = data
+        port = self.ports.get(row.platform)
+        if port is not None:
+            try:
+                await port.post_reveal(row.channel_ref, row.message_ref, view)
+            except Exception as exc:  # a platform failure must not lose the close
+                attempts = self._reveal_failures.get(round_id, (0, self.clock.now()))[0] + 1
+                log.warning(
+                    "reveal of round %s in %s failed (attempt %d): %s",
+                    round_id,
+                    row.channel_ref,
+                    attempts,
+                    exc,
+                )
+                if attempts < REVEAL_ATTEMPTS:
+                    retry_at = self.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
+                    self._reveal_failures[round_id] = (attempts, retry_at)
+                    return view
+                log.error("giving up on the reveal of round %s", round_id)
+        self._reveal_failures.pop(round_id, None)
+        await self._mark_revealed(round_id)
+        return view
+
+    async def _mark_revealed(self, round_id: int) -> None:
+        async with self.db.write() as tx:
+            await tx.execute(
+                "UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL",
+                (self._now_ms(), round_id),
+            )
+
+    # -- runs -----------------------------------------------------------------------------------
+    async def start_run(
+        self, channel: ChannelRef, count: int, window: timedelta | None = None
+    ) -> NoticeView | QuestionView | None:
+        """Start N questions in a row; a notice if the count is invalid or a run is going."""
+        limit = min(MAX_RUN, len(self.bank))
+        now = self._now_ms()
+        span = window or self.default_window
+        async with self.db.write() as tx:
+            lang = await q.channel_lang(tx, channel)
+            if not 1 <= count <= limit:
+                return NoticeView(lang, t(lang, "run_count_invalid", max=limit), ok=False)
+            cid = await q.channel_id(tx, channel)
+            busy = await tx.fetchone(
+                "SELECT 1 FROM runs WHERE channel_id = ? AND finished_at IS NULL", (cid,)
+            )
+            if busy is not None:
+                return NoticeView(lang, t(lang, "run_busy"), ok=False)
+            _, run_id = await tx.execute(
+                "INSERT INTO runs (channel_id, total, window_ms, started_at) VALUES (?, ?, ?, ?)",
+                (cid, count, int(span.total_seconds() * 1000), now),
+            )
+        assert run_id is not None
+        return await self.start_round(channel, window=span, kind="run", run=(run_id, 0))
+
+    async def end_runs(self, channel: ChannelRef) -> None:
+        """Abandon the channel's unfinished run and close its open rounds without moving on."""
+        now = self._now_ms()
+        async with self.db.write() as tx:
+            cid = await q.channel_id(tx, channel)
+            await tx.execute(
+                "UPDATE runs SET finished_at = ? WHERE channel_id = ? AND finished_at IS NULL",
+                (now, cid),
+            )
+            await tx.execute(
+                """UPDATE rounds SET closed_at = ?, close_reason = 'abandoned', revealed_at = ?
+                   WHERE channel_id = ? AND closed_at IS NULL AND run_id IS NOT NULL""",
+                (now, now, cid),
+            )
+
+    async def _continue_run_after(self, round_id: int) -> None:
+        row = await self.round_row(round_id)
+        if row is None or row.run_id is None or row.run_index is None or row.run_total is None:
+            return
+        async with self.db.read() as tx:
+            run = await tx.fetchone(
+                "SELECT window_ms, finished_at FROM runs WHERE id = ?", (row.run_id,)
+            )
+        if run is None or run["finished_at"] is not None:
+            return
+        if row.run_index + 1 < row.run_total:
+            # A DeliveryError is logged by start_round, which also ends the run.
+            with contextlib.suppress(DeliveryError):
+                await self.start_round(
+                    row.channel_ref,
+                    window=timedelta(milliseconds=int(run["window_ms"])),
+                    kind="run",
+                    run=(row.run_id, row.run_index + 1),
+                )
+            return
+        await self._finish_run(row.run_id, row.channel_ref, row.lang)
+
+    async def _finish_run(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
+        async with self.db.write() as tx:
+            count, _ = await tx.execute(
+                "UPDATE runs SET finished_at = ? WHERE id = ? AND finished_at IS NULL",
+                (self._now_ms(), run_id),
+            )
+            standings = await scores.run_standings(tx, run_id) if count else []
+        if not count:
+            return
+        view = presenter.leaderboard_view(lang, "all", standings, None, 10)
+        notice = NoticeView(
+            lang,
+            t(lang, "run_standings_title"),
+            title=t(lang, "run_standings_title"),
+            lines=view.lines or (t(lang, "run_standings_empty"),),
+        )
+        port = self.ports.get(channel.platform)
+        if port is not None:
+            try:
+                await port.post_notice(channel, notice)
+            except Exception as exc:
+                log.warning("run standings for %s not posted: %s", channel, exc)
+
+    # -- due work (driven by the scheduler) -----------------------------------------------------
+    async def next_due(self) -> datetime | None:
+        """The earliest moment at which process_due has something to do."""
+        async with self.db.read() as tx:
+            row = await tx.fetchone(
+                "SELECT MIN(deadline_at) AS d FROM rounds WHERE closed_at IS NULL"
+            )
+        candidates = [from_ms(int(row["d"]))] if row and row["d"] is not None else []
+        candidates += [at for _, at in self._reveal_failures.values()]
+        return min(candidates) if candidates else None
+
+    async def process_due(self) -> None:
+        """Close overdue rounds, retry failed reveals, and resume runs a crash left stalled."""
+        now = self._now_ms()
+        async with self.db.read() as tx:
+            overdue = await q.rounds_where(
+                tx, "r.closed_at IS NULL AND r.deadline_at <= ? ORDER BY r.deadline_at", (now,)
+            )
+            unrevealed = await q.rounds_where(
+                tx, "r.closed_at IS NOT NULL AND r.revealed_at IS NULL ORDER BY r.closed_at"
+            )
+            stalled = await q.rounds_where(
+                tx,
+                """r.run_id IS NOT NULL AND r.closed_at IS NOT NULL AND u.finished_at IS NULL
+                   AND r.run_index = (SELECT MAX(run_index) FROM rounds WHERE run_id = r.run_id)""",
+            )
+        for row in overdue:
+            await self.close_round(row.id, "deadline")
+        for row in unrevealed:
+            failure = self._reveal_failures.get(row.id)
+            if failure is None or failure[1] <= self.clock.now():
+                await self._deliver_reveal(row.id)
+        for row in stalled:
+            if row.id not in {o.id for o in overdue}:
+                await self._continue_run_after(row.id)
+
+    def _notify_changed(self) -> None:
+        for callback in self._changed:
+            callback()
+
+    # -- settings, scores -----------------------------------------------------------------------
+    async def channel_lang(self, channel: ChannelRef) -> Lang:
+        async with self.db.read() as tx:
+            return await q.channel_lang(tx, channel)
+
+    async def set_channel_lang(self, channel: ChannelRef, lang: Lang) -> NoticeView:
+        async with self.db.write() as tx:
+            cid = await q.channel_id(tx, channel)
+            await tx.execute("UPDATE channels SET lang = ? WHERE id = ?", (lang, cid))
+        return NoticeView(lang, t(lang, "lang_set"))
+
+    async def set_team_tz(self, team: TeamRef, tz_name: str) -> None:
+        async with self.db.write() as tx:
+            tid = await q.team_id(tx, team)
+            await tx.execute("UPDATE teams SET tz = ? WHERE id = ?", (tz_name, tid))
+
+    async def leaderboard(
+        self,
+        team: TeamRef,
+        period: Period,
+        *,
+        lang: Lang,
+        user: UserRef | None = None,
+        limit: int = 10,
+    ) -> LeaderboardView:
+        async with self.db.read() as tx:
+            tz_name = await q.team_tz(tx, team)
+            start = period_start(period, self.clock.now(), tz_name)
+            rows = await scores.leaderboard(tx, team, to_ms(start) if start else None)
+        return presenter.leaderboard_view(lang, period, rows, user.user if user else None, limit)
+
+    async def stats(self, user: UserRef, *, lang: Lang) -> StatsView:
+        async with self.db.read() as tx:
+            history = await scores.answer_history(tx, user)
+        return presenter.stats_view(lang, user.name, history)

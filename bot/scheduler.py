@@ -1,0 +1,108 @@
+"""Sleeps until the next deadline (no polling), wakes early when a round opens, closes what is due.
+
+Deadlines live in the database, so a new process rebuilds its plan by simply running a pass: rounds
+that went overdue while it was down are closed and revealed at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime
+from typing import Protocol
+
+from bot.clock import Clock
+
+log = logging.getLogger(__name__)
+
+
+class DueWork(Protocol):
+    """Anything with due work: `next_due()` says when, `process_due()` does it."""
+
+    async def next_due(self) -> datetime | None: ...
+
+    async def process_due(self) -> None: ...
+
+
+class Scheduler:
+    def __init__(self, clock: Clock, *sources: DueWork) -> None:
+        self.clock = clock
+        self.sources = list(sources)
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._passes = 0
+        self._in_pass = False
+        self._pass_done = asyncio.Condition()
+
+    def add(self, source: DueWork) -> None:
+        self.sources.append(source)
+        self.wake()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="zeroquiz-scheduler")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def run_once(self) -> datetime | None:
+        """One pass over every source; returns the next moment anything is due."""
+        due: list[datetime] = []
+        for source in self.sources:
+            try:
+                await source.process_due()
+                when = await source.next_due()
+            except Exception:
+                log.exception("scheduled work failed; will retry")
+                when = self.clock.now()
+            if when is not None:
+                due.append(when)
+        return min(due) if due else None
+
+    async def _loop(self) -> None:
+        failures = 0
+        while True:
+            self._wake.clear()
+            self._in_pass = True
+            try:
+                next_at = await self.run_once()
+                failures = 0
+            except Exception:
+                failures += 1
+                log.exception("scheduler pass failed")
+                next_at = None
+            async with self._pass_done:
+                self._passes += 1
+                self._in_pass = False
+                self._pass_done.notify_all()
+            if failures:
+                await asyncio.sleep(min(60, 2**failures))  # real backoff: the DB itself failed
+            await self._sleep(next_at)
+
+    async def _sleep(self, until: datetime | None) -> None:
+        waiter = asyncio.ensure_future(self._wake.wait())
+        timer = asyncio.ensure_future(self.clock.sleep_until(until)) if until else None
+        try:
+            await asyncio.wait(
+                [f for f in (waiter, timer) if f], return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for f in (waiter, timer):
+                if f is not None and not f.done():
+                    f.cancel()
+
+    async def caught_up(self) -> None:
+        """Wait until a full pass has run after this call (tests use it after moving the clock)."""
+        # A pass already in flight may have started before the clock moved: wait for the next one.
+        target = self._passes + (2 if self._in_pass else 1)
+        self.wake()
+        async with self._pass_done:
+            await self._pass_done.wait_for(lambda: self._passes >= target)

@@ -1,0 +1,130 @@
+"""What the core hands to adapters: frozen, already-localised, free of any markup.
+
+Each view carries the numbers (for tests and for adapters that draw bars) and the localised lines
+(so adapters never compose sentences themselves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from bot.model import Lang
+
+FeedbackStatus = Literal["correct", "wrong", "already", "closed", "unknown"]
+Period = Literal["all", "week", "month"]
+PERIODS: tuple[Period, ...] = ("week", "month", "all")
+
+
+@dataclass(frozen=True)
+class OptionLine:
+    letter: str
+    text: str
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    round_id: int
+    question_id: str
+    lang: Lang
+    title: str
+    prompt: str
+    options: tuple[OptionLine, ...]
+    opened_at: datetime
+    closes_at: datetime
+    answer_count: int
+    hint: str
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The private reply to one click."""
+
+    status: FeedbackStatus
+    lang: Lang
+    headline: str
+    chosen_letter: str | None = None
+    correct_letter: str | None = None
+    explanation: str | None = None
+    why_label: str = ""
+    points: int = 0
+
+    @property
+    def recorded(self) -> bool:
+        return self.status in ("correct", "wrong")
+
+
+@dataclass(frozen=True)
+class SpreadRow:
+    letter: str
+    text: str
+    count: int
+    share: float  # 0..1 of all answers
+    correct: bool
+
+
+@dataclass(frozen=True)
+class RevealView:
+    round_id: int
+    question_id: str
+    lang: Lang
+    title: str
+    prompt: str
+    correct_letter: str
+    answer_line: str
+    explanation: str
+    why_label: str
+    spread_label: str
+    spread: tuple[SpreadRow, ...]
+    total: int
+    right: int
+    summary: str
+    fastest: str | None
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    rank: int
+    user: str
+    name: str
+    points: int
+    correct: int
+    answered: int
+
+
+@dataclass(frozen=True)
+class LeaderboardView:
+    lang: Lang
+    period: Period
+    title: str
+    rows: tuple[LeaderRow, ...]
+    lines: tuple[str, ...]
+    me: LeaderRow | None
+    me_line: str | None
+    empty_text: str
+
+
+@dataclass(frozen=True)
+class StatsView:
+    lang: Lang
+    title: str
+    name: str
+    answered: int
+    correct: int
+    points: int
+    accuracy: float  # 0..1
+    current_streak: int
+    best_streak: int
+    lines: tuple[tuple[str, str], ...]  # (label, value)
+
+
+@dataclass(frozen=True)
+class NoticeView:
+    """A short message: a command's private answer, or a public notice such as run standings."""
+
+    lang: Lang
+    text: str
+    title: str = ""
+    lines: tuple[str, ...] = ()
+    ok: bool = True
