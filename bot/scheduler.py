@@ -79,25 +79,23 @@ class Scheduler:
                 failures += 1
                 log.exception("scheduler pass failed")
                 next_at = None
+            if failures:
+                await asyncio.sleep(min(60, 2**failures))  # real backoff: the DB itself failed
+            waiter = asyncio.ensure_future(self._wake.wait())
+            timer = asyncio.ensure_future(self.clock.sleep_until(next_at)) if next_at else None
+            await asyncio.sleep(0)  # let the timer register before reporting the pass as done
             async with self._pass_done:
                 self._passes += 1
                 self._in_pass = False
                 self._pass_done.notify_all()
-            if failures:
-                await asyncio.sleep(min(60, 2**failures))  # real backoff: the DB itself failed
-            await self._sleep(next_at)
-
-    async def _sleep(self, until: datetime | None) -> None:
-        waiter = asyncio.ensure_future(self._wake.wait())
-        timer = asyncio.ensure_future(self.clock.sleep_until(until)) if until else None
-        try:
-            await asyncio.wait(
-                [f for f in (waiter, timer) if f], return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            for f in (waiter, timer):
-                if f is not None and not f.done():
-                    f.cancel()
+            try:
+                await asyncio.wait(
+                    [f for f in (waiter, timer) if f], return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                for f in (waiter, timer):
+                    if f is not None and not f.done():
+                        f.cancel()
 
     async def caught_up(self) -> None:
         """Wait until a full pass has run after this call (tests use it after moving the clock)."""

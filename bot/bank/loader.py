@@ -79,16 +79,7 @@ def load_bank(paths: Iterable[str | Path] | None = None) -> Bank:
     if not files:
         raise BankError([Problem("<bank>", 0, "no question files found")])
     for path in files:
-        checker = _FileChecker(str(path), problems)
-        for q in checker.check():
-            if q.id in seen:
-                checker.report_line(
-                    int(q.origin.rsplit(":", 1)[1]),
-                    f"duplicate id '{q.id}' (first defined at {seen[q.id]})",
-                )
-                continue
-            seen[q.id] = q.origin
-            questions.append(q)
+        questions.extend(_FileChecker(str(path), problems, seen).check())
     if problems:
         raise BankError(problems)
     if not questions:
@@ -103,9 +94,10 @@ def _line(node: yaml.Node) -> int:
 class _FileChecker:
     """Walks one file's node tree; appends problems and yields the questions that are valid."""
 
-    def __init__(self, path: str, problems: list[Problem]) -> None:
+    def __init__(self, path: str, problems: list[Problem], seen_ids: dict[str, str]) -> None:
         self.path = path
         self.problems = problems
+        self.seen_ids = seen_ids  # id -> "file:line" across every file of the bank
 
     def report(self, node: yaml.Node | None, message: str) -> None:
         self.report_line(_line(node) if node is not None else 1, message)
@@ -219,6 +211,12 @@ class _FileChecker:
         qid = self._scalar(fields["id"], "id", limits.MAX_ID) if "id" in fields else None
         if qid is not None and not ID_PATTERN.match(qid):
             self.report(fields["id"], f"id '{qid}' must use lowercase letters, digits and '-'")
+        elif qid is not None and qid in self.seen_ids:
+            self.report(
+                fields["id"], f"duplicate id '{qid}' (first defined at {self.seen_ids[qid]})"
+            )
+        elif qid is not None:
+            self.seen_ids[qid] = f"{self.path}:{_line(fields['id'])}"
         label = f"question '{qid}'" if qid else "question"
         prompt = (
             self._text(fields["prompt"], "prompt", limits.MAX_PROMPT)
@@ -282,8 +280,10 @@ class _FileChecker:
                         self.report(opt, f"option {i + 1} repeats another option's {lang} text")
                 texts.append(text)
         if len(correct) != 1:
+            # Point at the second option marked correct, where the author most likely slipped.
+            where = node.value[correct[1]] if len(correct) > 1 else node
             self.report(
-                node, f"{label} has {len(correct)} options marked correct; exactly one must be"
+                where, f"{label} has {len(correct)} options marked correct; exactly one must be"
             )
         return tuple(texts), (correct[0] if len(correct) == 1 else -1)
 

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from helpers import RecordingPort
+
+from bot.bank import Bank, load_bank
+from bot.clock import FakeClock
+from bot.model import ChannelRef
+from bot.quiz import Quiz
+from bot.storage import Database
+
+CHANNEL = ChannelRef("test", "T1", "C1")
+
+
+@pytest.fixture(scope="session")
+def bank() -> Bank:
+    return load_bank()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "quiz.sqlite3"
+
+
+@pytest.fixture
+async def db(db_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(db_path)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def port() -> RecordingPort:
+    return RecordingPort()
+
+
+@pytest.fixture
+def make_quiz(bank: Bank, clock: FakeClock) -> Callable[..., Quiz]:
+    def build(database: Database, *ports: RecordingPort, seed: int = 7) -> Quiz:
+        quiz = Quiz(database, bank, clock, random.Random(seed))
+        for p in ports:
+            quiz.add_port(p)
+        return quiz
+
+    return build
+
+
+@pytest.fixture
+def quiz(db: Database, port: RecordingPort, make_quiz: Callable[..., Quiz]) -> Quiz:
+    return make_quiz(db, port)

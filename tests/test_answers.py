@@ -1,0 +1,125 @@
+"""Answers: first one is final, enforced by the database under concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from conftest import CHANNEL
+from helpers import RecordingPort
+
+from bot.clock import FakeClock
+from bot.model import UserRef
+from bot.quiz import Quiz
+from bot.storage import Database
+
+
+def user(n: int | str) -> UserRef:
+    return UserRef("test", "T1", f"U{n}", f"Player {n}")
+
+
+async def answer_rows(db: Database, round_id: int) -> int:
+    async with db.read() as tx:
+        row = await tx.fetchone("SELECT COUNT(*) AS n FROM answers WHERE round_id = ?", (round_id,))
+    assert row is not None
+    return int(row["n"])
+
+
+async def test_first_answer_is_final_and_explained(quiz: Quiz, bank) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    question = bank.get(view.question_id)
+    first = await quiz.answer(view.round_id, user(1), 0)
+    assert first.status in ("correct", "wrong")
+    assert first.explanation == question.explanation.en
+    assert first.correct_letter is not None
+    again = await quiz.answer(view.round_id, user(1), 1)
+    assert again.status == "already"
+    assert again.chosen_letter == "A"
+    assert "already answered A" in again.headline
+    assert await answer_rows(quiz.db, view.round_id) == 1
+
+
+async def test_correct_letter_follows_the_round_shuffle(quiz: Quiz, bank) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    question = bank.get(view.question_id)
+    right_text = question.options[question.answer].en
+    right_index = [o.text for o in view.options].index(right_text)
+    fb = await quiz.answer(view.round_id, user("r"), right_index)
+    assert fb.status == "correct" and fb.points == 10
+    wrong_index = (right_index + 1) % len(view.options)
+    fb2 = await quiz.answer(view.round_id, user("w"), wrong_index)
+    assert fb2.status == "wrong" and fb2.points == 0
+    assert fb2.correct_letter == view.options[right_index].letter
+
+
+async def test_200_users_concurrently_record_200_answers(quiz: Quiz) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    results = await asyncio.gather(
+        *(quiz.answer(view.round_id, user(i), i % 4) for i in range(200))
+    )
+    assert all(r.recorded for r in results)
+    assert await answer_rows(quiz.db, view.round_id) == 200
+
+
+async def test_same_user_twenty_concurrent_clicks_record_one(quiz: Quiz) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    results = await asyncio.gather(*(quiz.answer(view.round_id, user(1), i % 4) for i in range(20)))
+    assert sum(r.recorded for r in results) == 1
+    assert sum(r.status == "already" for r in results) == 19
+    assert await answer_rows(quiz.db, view.round_id) == 1
+
+
+async def test_two_processes_worth_of_connections_cannot_double_count(
+    db_path, make_quiz: Callable[..., Quiz], port: RecordingPort
+) -> None:
+    """Two Quiz instances with their own connections to one file, as two running bots would."""
+    db_a = await Database.open(db_path)
+    db_b = await Database.open(db_path)
+    try:
+        quiz_a, quiz_b = make_quiz(db_a, port), make_quiz(db_b, port)
+        view = await quiz_a.start_round(CHANNEL)
+        assert view is not None
+        clicks = [
+            (quiz_a if i % 2 else quiz_b).answer(view.round_id, user(i // 2), 0) for i in range(100)
+        ]
+        results = await asyncio.gather(*clicks)
+        assert sum(r.recorded for r in results) == 50
+        assert await answer_rows(db_a, view.round_id) == 50
+    finally:
+        await db_a.close()
+        await db_b.close()
+
+
+async def test_answers_after_close_record_nothing(quiz: Quiz, port: RecordingPort) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    await quiz.answer(view.round_id, user(1), 0)
+    assert await quiz.close_round(view.round_id, "admin") is not None
+    late = await asyncio.gather(*(quiz.answer(view.round_id, user(i), 1) for i in range(2, 30)))
+    assert {r.status for r in late} == {"closed"}
+    assert "closed" in late[0].headline
+    assert await answer_rows(quiz.db, view.round_id) == 1
+    # An earlier answerer clicking again after close is told they already answered.
+    assert (await quiz.answer(view.round_id, user(1), 2)).status == "already"
+
+
+async def test_answer_after_deadline_but_before_close_is_refused(
+    quiz: Quiz, clock: FakeClock
+) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    await clock.advance(to=view.closes_at)
+    assert (await quiz.answer(view.round_id, user(1), 0)).status == "closed"
+    assert await answer_rows(quiz.db, view.round_id) == 0
+
+
+async def test_unknown_round_and_bad_option(quiz: Quiz) -> None:
+    assert (await quiz.answer(9999, user(1), 0)).status == "unknown"
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    assert (await quiz.answer(view.round_id, user(1), 7)).status == "unknown"
+    assert await answer_rows(quiz.db, view.round_id) == 0

@@ -1,0 +1,84 @@
+"""Architecture rules that a user never sees but every later change relies on."""
+
+from __future__ import annotations
+
+import re
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import en, id
+from bot.storage import Database, DatabaseTooNewError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_core_imports_no_platform_library() -> None:
+    code = (
+        "import sys, pkgutil, importlib, bot\n"
+        "for m in pkgutil.walk_packages(bot.__path__, 'bot.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "platforms = ('discord', 'slack_bolt', 'slack_sdk')\n"
+        "bad = [n for n in sys.modules if n.split('.')[0] in platforms]\n"
+        "print(bad)\n"
+        "sys.exit(1 if bad else 0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for path in (ROOT / "bot").rglob("*.py"):
+        assert not re.search(
+            r"^\s*(import|from)\s+(discord|slack_bolt|slack_sdk)\b", path.read_text(), re.M
+        ), path
+
+
+def test_catalogues_have_the_same_keys_and_placeholders() -> None:
+    assert en.MESSAGES.keys() == id.MESSAGES.keys()
+    fields = string.Formatter()
+    for key in en.MESSAGES:
+        names_en = {f for _, f, _, _ in fields.parse(en.MESSAGES[key]) if f}
+        names_id = {f for _, f, _, _ in fields.parse(id.MESSAGES[key]) if f}
+        assert names_en == names_id, key
+
+
+async def test_database_newer_than_code_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.sqlite3"
+    db = await Database.open(path)
+    await db.close()
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 999")
+    with pytest.raises(DatabaseTooNewError, match="schema version 999"):
+        await Database.open(path)
+
+
+async def test_database_pragmas(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "p.sqlite3")
+    try:
+        async with db.read() as tx:
+            fk = await tx.fetchone("PRAGMA foreign_keys")
+            timeout = await tx.fetchone("PRAGMA busy_timeout")
+        async with db.write() as tx:
+            mode = await tx.fetchone("PRAGMA journal_mode")
+        assert fk is not None and fk[0] == 1
+        assert timeout is not None and timeout[0] >= 1000
+        assert mode is not None and mode[0] == "wal"
+    finally:
+        await db.close()
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        ["ruff", "check", "."],
+        ["ruff", "format", "--check", "."],
+        ["mypy"],
+    ],
+)
+def test_code_quality(tool: list[str]) -> None:
+    exe = Path(sys.executable).parent / tool[0]
+    result = subprocess.run([str(exe), *tool[1:]], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
