@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import random
 import sys
 from collections.abc import Sequence
@@ -28,6 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--player", default="you", help="your name on the local leaderboard")
     play.add_argument("--db", help="SQLite file (default: $ZEROQUIZ_DB or a per-user data dir)")
     play.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
+
+    serve = sub.add_parser("serve", help="run every chat adapter configured in the environment")
+    serve.add_argument("--db", help="SQLite file (default: $ZEROQUIZ_DB or a per-user data dir)")
+    serve.add_argument("--host", help="HTTP host for Slack's HTTP mode ($ZEROQUIZ_HTTP_HOST)")
+    serve.add_argument(
+        "--port", type=int, help="HTTP port for Slack's HTTP mode ($ZEROQUIZ_HTTP_PORT)"
+    )
+    serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
 
     validate = sub.add_parser("validate", help="check question files; exit 1 on any problem")
     validate.add_argument("paths", nargs="*", metavar="PATH")
@@ -98,6 +107,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_export(args.paths)
         if args.command == "play":
             return asyncio.run(cmd_play(args))
+        if args.command == "serve":
+            from adapters.serve import serve
+
+            logging.basicConfig(
+                level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+            )
+            return asyncio.run(serve(args.db, args.host, args.port))
     except KeyboardInterrupt:
         return 130
     return 2

@@ -7,6 +7,7 @@ twice. Platform calls happen outside transactions.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import random
@@ -61,6 +62,7 @@ class Quiz:
         self._changed: list[Callable[[], None]] = []
         self._answered: list[Callable[[int], None]] = []
         self._reveal_failures: dict[int, tuple[int, datetime]] = {}
+        self._message_locks: dict[int, asyncio.Lock] = {}
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
@@ -73,6 +75,10 @@ class Quiz:
     def on_answer(self, callback: Callable[[int], None]) -> None:
         """Called with the round id after an answer was recorded (for live counts)."""
         self._answered.append(callback)
+
+    def message_lock(self, round_id: int) -> asyncio.Lock:
+        """Serialises edits of one posted message, so a late live count never hides a reveal."""
+        return self._message_locks.setdefault(round_id, asyncio.Lock())
 
     def _now_ms(self) -> int:
         return to_ms(self.clock.now())
@@ -258,7 +264,8 @@ class Quiz:
         port = self.ports.get(row.platform)
         if port is not None:
             try:
-                await port.post_reveal(row.channel_ref, row.message_ref, view)
+                async with self.message_lock(round_id):
+                    await port.post_reveal(row.channel_ref, row.message_ref, view)
             except Exception as exc:  # a platform failure must not lose the close
                 attempts = self._reveal_failures.get(round_id, (0, self.clock.now()))[0] + 1
                 log.warning(
@@ -274,6 +281,7 @@ class Quiz:
                     return view
                 log.error("giving up on the reveal of round %s", round_id)
         self._reveal_failures.pop(round_id, None)
+        self._message_locks.pop(round_id, None)
         await self._mark_revealed(round_id)
         return view
 

@@ -48,6 +48,20 @@ MESSAGES: dict[str, str] = {
     "stats_streak": "Current streak",
     "stats_best_streak": "Best streak",
     "stats_points": "Points",
+    # commands
+    "help_title": "ZeroQuiz: learn ZeRO and sharded optimizers, one question at a time",
+    "help": (
+        "`/zeroquiz question`: post a question now\n"
+        "`/zeroquiz start N`: a run of N questions in a row\n"
+        "`/zeroquiz leaderboard [week|month|all]`: the team's leaderboard\n"
+        "`/zeroquiz stats`: your own answers, accuracy and streaks\n"
+        "`/zeroquiz close`: close the open question now (admins)\n"
+        "`/zeroquiz lang en|id`: this channel's language (admins)\n"
+        "Click a letter to answer: only you see whether you were right, and why. "
+        "Your first answer counts; a correct one is worth 10 points."
+    ),
+    "period_invalid": "Choose a period: week, month or all.",
+    "cannot_post": "I can't post in this channel: {reason}",
     # settings
     "lang_set": "This channel now uses English.",
     "lang_invalid": "Unknown language. Use `en` or `id`.",

@@ -50,6 +50,21 @@ MESSAGES: dict[str, str] = {
     "stats_streak": "Streak saat ini",
     "stats_best_streak": "Streak terbaik",
     "stats_points": "Poin",
+    # commands
+    "help_title": "ZeroQuiz: belajar ZeRO dan sharded optimizer, satu soal demi satu soal",
+    "help": (
+        "`/zeroquiz question`: kirim satu soal sekarang\n"
+        "`/zeroquiz start N`: sesi N soal berturut-turut\n"
+        "`/zeroquiz leaderboard [week|month|all]`: papan skor tim\n"
+        "`/zeroquiz stats`: jawaban, akurasi, dan streak kamu\n"
+        "`/zeroquiz close`: tutup soal yang sedang terbuka (admin)\n"
+        "`/zeroquiz lang en|id`: bahasa channel ini (admin)\n"
+        "Klik huruf untuk menjawab: hanya kamu yang melihat benar atau salahnya, "
+        "beserta alasannya. "
+        "Jawaban pertama yang dihitung; jawaban benar bernilai 10 poin."
+    ),
+    "period_invalid": "Pilih periode: week, month, atau all.",
+    "cannot_post": "Saya tidak bisa mengirim pesan di channel ini: {reason}",
     # settings
     "lang_set": "Channel ini sekarang memakai Bahasa Indonesia.",
     "lang_invalid": "Bahasa tidak dikenal. Gunakan `en` atau `id`.",

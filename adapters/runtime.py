@@ -1,0 +1,64 @@
+"""What every surface shares in one process: the core, its scheduler and its live counts.
+
+`zeroquiz serve` builds one Runtime and hands it to each configured surface (Slack, Discord), so
+all of them share one asyncio loop, one database connection and one scheduler.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from bot.bank import Bank
+from bot.clock import Clock
+from bot.quiz import Quiz
+from bot.scheduler import Scheduler
+from bot.storage import Database
+from bot.tally import LiveTally
+
+
+class ConfigError(Exception):
+    """A missing or malformed setting; the message names the variable, never its value."""
+
+
+class Surface(Protocol):
+    """A running chat adapter."""
+
+    name: str
+
+    async def start(self) -> None:
+        """Connect and begin taking commands and clicks."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop taking new events, finish those acknowledged, close the platform client."""
+        ...
+
+
+@dataclass
+class Runtime:
+    db: Database
+    quiz: Quiz
+    scheduler: Scheduler
+    tally: LiveTally
+    clock: Clock
+
+    @classmethod
+    async def open(
+        cls, db_path: str | Path, bank: Bank, clock: Clock, rng: random.Random
+    ) -> Runtime:
+        db = await Database.open(db_path)
+        quiz = Quiz(db, bank, clock, rng)
+        scheduler = Scheduler(clock, quiz)
+        quiz.on_change(scheduler.wake)
+        return cls(db=db, quiz=quiz, scheduler=scheduler, tally=LiveTally(quiz, clock), clock=clock)
+
+    def start(self) -> None:
+        self.scheduler.start()
+
+    async def close(self) -> None:
+        await self.scheduler.stop()
+        await self.tally.stop()
+        await self.db.close()

@@ -1,0 +1,106 @@
+"""`zeroquiz serve`: every adapter configured in the environment, in one asyncio loop.
+
+Stopping is part of the design: on SIGTERM or Ctrl-C the surfaces stop taking events and finish
+what they acknowledged, then the scheduler, live counts and database close, and the process exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import signal
+import sys
+from collections.abc import Mapping
+
+from adapters.runtime import ConfigError, Runtime, Surface
+from bot.bank import BankError, load_bank
+from bot.clock import SystemClock
+from bot.config import database_path
+from bot.storage import DatabaseTooNewError
+
+log = logging.getLogger("zeroquiz")
+
+
+def configured_surfaces(
+    env: Mapping[str, str], runtime: Runtime, host: str, port: int
+) -> list[Surface]:
+    """Build every surface whose variables are set; ConfigError names anything missing."""
+    surfaces: list[Surface] = []
+    problems: list[str] = []
+    builders = []
+    try:
+        from adapters.slack.surface import surface_from_env as slack_from_env
+
+        builders.append(lambda: slack_from_env(env, runtime, host=host, port=port))
+    except ImportError:  # pragma: no cover - adapter not built yet
+        pass
+    try:
+        from adapters.discord.surface import surface_from_env as discord_from_env
+
+        builders.append(lambda: discord_from_env(env, runtime))
+    except ImportError:  # pragma: no cover - adapter not built yet
+        pass
+    for build in builders:
+        try:
+            surface = build()
+        except ConfigError as exc:
+            problems.append(str(exc))
+            continue
+        if surface is not None:
+            surfaces.append(surface)
+    if problems:
+        raise ConfigError("; ".join(problems))
+    if not surfaces:
+        raise ConfigError(
+            "no chat adapter is configured: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN or "
+            "SLACK_SIGNING_SECRET for Slack, and/or DISCORD_TOKEN for Discord "
+            "(or try `zeroquiz play` in the terminal)"
+        )
+    return surfaces
+
+
+async def serve(db: str | None, host: str | None, port: int | None) -> int:
+    host = host or os.environ.get("ZEROQUIZ_HTTP_HOST", "127.0.0.1")
+    try:
+        port = port if port is not None else int(os.environ.get("ZEROQUIZ_HTTP_PORT", "3000"))
+    except ValueError:
+        print("zeroquiz: ZEROQUIZ_HTTP_PORT must be a port number", file=sys.stderr)
+        return 2
+    try:
+        bank = load_bank()
+        runtime = await Runtime.open(database_path(db), bank, SystemClock(), random.Random())
+    except (BankError, DatabaseTooNewError) as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return 2
+    started: list[Surface] = []
+    try:
+        try:
+            surfaces = configured_surfaces(os.environ, runtime, host, port)
+        except ConfigError as exc:
+            print(f"zeroquiz: {exc}", file=sys.stderr)
+            return 2
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        runtime.start()
+        for surface in surfaces:
+            try:
+                await surface.start()
+            except ConfigError as exc:
+                print(f"zeroquiz: {surface.name}: {exc}", file=sys.stderr)
+                return 2
+            started.append(surface)
+            log.info("%s adapter running", surface.name)
+        await stop.wait()
+        log.info("stopping")
+        return 0
+    finally:
+        for surface in reversed(started):
+            try:
+                await surface.stop()
+            except Exception:
+                log.exception("error while stopping %s", surface.name)
+        await runtime.close()

@@ -1,0 +1,85 @@
+"""Live answer counts on posted questions, coalesced: at most one edit per round per interval.
+
+Platforms rate-limit message edits (Slack chat.update is Tier 3; Discord limits edits per channel),
+so a burst of 100 clicks becomes one edit now and one after the interval, never 100.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime, timedelta
+
+from bot.clock import Clock
+from bot.periods import to_ms
+from bot.quiz import Quiz
+
+log = logging.getLogger(__name__)
+
+DEFAULT_INTERVAL = timedelta(seconds=5)
+
+
+class LiveTally:
+    def __init__(self, quiz: Quiz, clock: Clock, interval: timedelta = DEFAULT_INTERVAL) -> None:
+        self.quiz = quiz
+        self.clock = clock
+        self.interval = interval
+        self._last: dict[int, datetime] = {}
+        self._pending: dict[int, asyncio.Task[None]] = {}
+        self.edits = 0
+        quiz.on_answer(self.poke)
+
+    def poke(self, round_id: int) -> None:
+        """An answer was recorded: make sure one refresh of this round is scheduled."""
+        if round_id in self._pending:
+            return
+        last = self._last.get(round_id)
+        due = self.clock.now() if last is None else max(self.clock.now(), last + self.interval)
+        self._pending[round_id] = asyncio.create_task(self._refresh(round_id, due))
+
+    async def _refresh(self, round_id: int, due: datetime) -> None:
+        try:
+            await self.clock.sleep_until(due)
+            # Leave the pending slot before reading, so answers arriving during the edit
+            # schedule the next refresh instead of being lost.
+            self._pending.pop(round_id, None)
+            self._last[round_id] = self.clock.now()
+            await self._edit(round_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("live count of round %s not updated: %s", round_id, exc)
+        finally:
+            if self._pending.get(round_id) is asyncio.current_task():
+                self._pending.pop(round_id, None)
+
+    async def _edit(self, round_id: int) -> None:
+        async with self.quiz.message_lock(round_id):
+            row = await self.quiz.round_row(round_id)
+            if row is None or row.message_ref is None or not row.is_open(to_ms(self.clock.now())):
+                self._last.pop(round_id, None)
+                return
+            port = self.quiz.ports.get(row.platform)
+            if port is None:
+                return
+            max_age = port.live_update_max_age
+            if max_age is not None and to_ms(self.clock.now()) - row.opened_at > to_ms_delta(
+                max_age
+            ):
+                return  # old messages are not edited per click (Discord caps those edits)
+            view = await self.quiz.question_view(round_id)
+            if view is None:
+                return
+            await port.update_question(row.channel_ref, row.message_ref, view)
+            self.edits += 1
+
+    async def stop(self) -> None:
+        tasks = list(self._pending.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._pending.clear()
+
+
+def to_ms_delta(delta: timedelta) -> int:
+    return int(delta.total_seconds() * 1000)
