@@ -25,7 +25,8 @@ class LiveTally:
         self.clock = clock
         self.interval = interval
         self._last: dict[int, datetime] = {}
-        self._pending: dict[int, asyncio.Task[None]] = {}
+        self._pending: dict[int, asyncio.Task[None]] = {}  # refresh not started yet, per round
+        self._running: dict[asyncio.Task[None], datetime] = {}  # every live task -> due time
         self.edits = 0
         quiz.on_answer(self.poke)
 
@@ -35,7 +36,10 @@ class LiveTally:
             return
         last = self._last.get(round_id)
         due = self.clock.now() if last is None else max(self.clock.now(), last + self.interval)
-        self._pending[round_id] = asyncio.create_task(self._refresh(round_id, due))
+        task = asyncio.create_task(self._refresh(round_id, due))
+        self._pending[round_id] = task
+        self._running[task] = due
+        task.add_done_callback(self._running.pop)
 
     async def _refresh(self, round_id: int, due: datetime) -> None:
         try:
@@ -73,8 +77,17 @@ class LiveTally:
             await port.update_question(row.channel_ref, row.message_ref, view)
             self.edits += 1
 
+    async def drain(self) -> None:
+        """Wait for the refreshes that are already due (tests; a graceful stop)."""
+        while True:
+            now = self.clock.now()
+            due = [task for task, when in self._running.items() if when <= now]
+            if not due:
+                return
+            await asyncio.gather(*due, return_exceptions=True)
+
     async def stop(self) -> None:
-        tasks = list(self._pending.values())
+        tasks = list(self._running)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,60 @@
+"""Live answer counts are coalesced: a burst of clicks becomes a bounded number of edits."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from conftest import CHANNEL
+from helpers import RecordingPort
+
+from bot.clock import FakeClock
+from bot.model import UserRef
+from bot.quiz import Quiz
+from bot.tally import LiveTally
+
+
+async def test_burst_of_clicks_gives_bounded_edits(
+    quiz: Quiz, port: RecordingPort, clock: FakeClock
+) -> None:
+    tally = LiveTally(quiz, clock, interval=timedelta(seconds=5))
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    await asyncio.gather(
+        *(quiz.answer(view.round_id, UserRef("test", "T1", f"U{i}"), i % 4) for i in range(100))
+    )
+    await tally.drain()
+    assert len(port.updates) == 1
+    await clock.advance(5)
+    await tally.drain()
+    assert len(port.updates) == 2
+    await clock.advance(60)
+    await tally.drain()
+    assert len(port.updates) == 2  # 100 clicks -> one edit now, one after the interval
+    assert port.updates[-1][1].answer_count == 100
+    assert port.updates[-1][0] == f"msg-{view.round_id}"
+    await tally.stop()
+
+
+async def test_no_edit_after_close_or_on_old_messages(
+    quiz: Quiz, port: RecordingPort, clock: FakeClock
+) -> None:
+    tally = LiveTally(quiz, clock, interval=timedelta(seconds=5))
+    port.live_update_max_age = timedelta(hours=1)
+    view = await quiz.start_round(CHANNEL, window=timedelta(hours=8))
+    assert view is not None
+    await clock.advance(2 * 3600)
+    await quiz.answer(view.round_id, UserRef("test", "T1", "U1"), 0)
+    await tally.drain()
+    assert port.updates == []  # an old message is not edited per click
+    other = await quiz.start_round(CHANNEL)
+    assert other is not None
+    await quiz.answer(other.round_id, UserRef("test", "T1", "U1"), 0)
+    await tally.drain()
+    assert len(port.updates) == 1
+    await quiz.answer(other.round_id, UserRef("test", "T1", "U2"), 0)
+    await quiz.close_round(other.round_id, "admin")
+    await clock.advance(10)
+    await tally.drain()
+    assert len(port.updates) == 1  # the pending refresh saw the round closed and kept the reveal
+    await tally.stop()
