@@ -13,6 +13,7 @@ from typing import Protocol
 
 from bot.bank import Bank
 from bot.clock import Clock
+from bot.daily.service import DailySchedules
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Database
@@ -43,6 +44,7 @@ class Runtime:
     quiz: Quiz
     scheduler: Scheduler
     tally: LiveTally
+    daily: DailySchedules
     clock: Clock
 
     @classmethod
@@ -51,9 +53,17 @@ class Runtime:
     ) -> Runtime:
         db = await Database.open(db_path)
         quiz = Quiz(db, bank, clock, rng)
-        scheduler = Scheduler(clock, quiz)
+        daily = DailySchedules(quiz, clock)
+        scheduler = Scheduler(clock, quiz, daily)
         quiz.on_change(scheduler.wake)
-        return cls(db=db, quiz=quiz, scheduler=scheduler, tally=LiveTally(quiz, clock), clock=clock)
+        return cls(
+            db=db,
+            quiz=quiz,
+            scheduler=scheduler,
+            tally=LiveTally(quiz, clock),
+            daily=daily,
+            clock=clock,
+        )
 
     def start(self) -> None:
         self.scheduler.start()

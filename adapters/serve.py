@@ -12,7 +12,7 @@ import os
 import random
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from adapters.runtime import ConfigError, Runtime, Surface
 from bot.bank import BankError, load_bank
@@ -29,7 +29,7 @@ def configured_surfaces(
     """Build every surface whose variables are set; ConfigError names anything missing."""
     surfaces: list[Surface] = []
     problems: list[str] = []
-    builders = []
+    builders: list[Callable[[], Surface | None]] = []
     try:
         from adapters.slack.surface import surface_from_env as slack_from_env
 

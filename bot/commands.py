@@ -18,8 +18,8 @@ from bot.ports import DeliveryError
 from bot.quiz import MAX_RUN, Quiz
 from bot.views import PERIODS, LeaderboardView, NoticeView, Period, QuestionView, StatsView
 
-COMMANDS = ("help", "question", "start", "leaderboard", "stats", "close", "lang")
-ADMIN_COMMANDS = frozenset({"close", "lang"})
+COMMANDS = ("help", "question", "start", "leaderboard", "stats", "close", "lang", "daily")
+ADMIN_COMMANDS = frozenset({"close", "lang", "daily"})
 
 Reply = NoticeView | LeaderboardView | StatsView
 
@@ -73,6 +73,10 @@ async def dispatch(quiz: Quiz, command: Command, ctx: Context) -> Reply:
         return await quiz.stats(ctx.user, lang=lang)
     if name == "close":
         return await quiz.close_latest(ctx.channel)
+    if name == "daily":
+        if quiz.daily is None:
+            return NoticeView(lang, t(lang, "daily_unavailable"), ok=False)
+        return await quiz.daily.command(ctx.channel, command.args, lang)
     if name == "lang":
         chosen = parse_lang(command.args[0]) if command.args else None
         if chosen is None:

@@ -26,8 +26,14 @@ class ChatPort(Protocol):
     # Messages older than this are no longer edited for live counts (Discord caps old edits).
     live_update_max_age: timedelta | None
 
-    async def post_question(self, channel: ChannelRef, view: QuestionView) -> str | None:
-        """Post a question; return an opaque message reference for later edits."""
+    async def post_question(
+        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+    ) -> str | None:
+        """Post a question; return an opaque message reference for later edits.
+
+        `dedupe_key` is stable across retries of one daily posting: a platform that can drop a
+        repeated send (Discord's nonce with enforce_nonce) should pass it on.
+        """
         ...
 
     async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:

@@ -58,6 +58,7 @@ def reveal_view(
     question: Question,
     counts: dict[int, int],
     fastest: tuple[str, int] | None,
+    streaks: list[tuple[str, int]] | None = None,
 ) -> RevealView:
     lang = row.lang
     order = display_order(row, question)
@@ -101,7 +102,34 @@ def reveal_view(
         if total
         else t(lang, "reveal_nobody"),
         fastest=fastest_line,
+        streaks=(
+            t(lang, "reveal_streaks", names=", ".join(f"{n} ({d})" for n, d in streaks))
+            if streaks
+            else None
+        ),
     )
+
+
+def daily_streaks(
+    history: list[dict[str, str]], minimum: int = 2, top: int = 10
+) -> list[tuple[str, int]]:
+    """People right on the latest daily question and the days before it without a break.
+
+    `history` is newest first: user id -> name of those right on each daily round.
+    """
+    if not history:
+        return []
+    found: list[tuple[str, int]] = []
+    for user, name in history[0].items():
+        days = 0
+        for right in history:
+            if user not in right:
+                break
+            days += 1
+        if days >= minimum:
+            found.append((name, days))
+    found.sort(key=lambda item: (-item[1], item[0]))
+    return found[:top]
 
 
 def leaderboard_view(

@@ -13,6 +13,7 @@ import logging
 import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from bot import presenter
 from bot.bank import Bank
@@ -24,6 +25,8 @@ from bot.ports import ChatPort, DeliveryError
 from bot.selection import choose_question
 from bot.storage import Database, scores
 from bot.storage import rounds as q
+from bot.storage.daily import daily_history
+from bot.storage.db import Tx
 from bot.views import (
     Feedback,
     LeaderboardView,
@@ -33,6 +36,9 @@ from bot.views import (
     RevealView,
     StatsView,
 )
+
+if TYPE_CHECKING:
+    from bot.daily.service import DailySchedules
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +69,7 @@ class Quiz:
         self._answered: list[Callable[[int], None]] = []
         self._reveal_failures: dict[int, tuple[int, datetime]] = {}
         self._message_locks: dict[int, asyncio.Lock] = {}
+        self.daily: DailySchedules | None = None  # set by DailySchedules when a runtime has one
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
@@ -97,45 +104,65 @@ class Quiz:
         Returns None when a run's round at that index already exists (opened elsewhere).
         Raises DeliveryError if the platform refused the post; the round is then closed.
         """
+        async with self.db.write() as tx:
+            row = await self.open_round(tx, channel, window=window, kind=kind, run=run)
+        if row is None:
+            return None
+        self.notify_changed()
+        return await self.post_round(row)
+
+    async def open_round(
+        self,
+        tx: Tx,
+        channel: ChannelRef,
+        *,
+        window: timedelta | None = None,
+        kind: str = "single",
+        run: tuple[int, int] | None = None,
+    ) -> q.RoundRow | None:
+        """Insert a round inside the caller's transaction (a daily claim shares it)."""
         now = self._now_ms()
         span = window or self.default_window
-        async with self.db.write() as tx:
-            cid = await q.channel_id(tx, channel)
-            uses = await q.question_use_counts(tx, cid)
-            question = choose_question(self.bank, uses, self.rng)
-            round_id = await q.insert_round(
-                tx,
-                channel_id=cid,
-                question_id=question.id,
-                seed=self.rng.getrandbits(31),
-                kind=kind,
-                opened_at=now,
-                deadline_at=now + int(span.total_seconds() * 1000),
-                run_id=run[0] if run else None,
-                run_index=run[1] if run else None,
-            )
-            if round_id is None:
-                return None
-            row = await q.get_round(tx, round_id)
-        assert row is not None
+        cid = await q.channel_id(tx, channel)
+        uses = await q.question_use_counts(tx, cid)
+        question = choose_question(self.bank, uses, self.rng)
+        round_id = await q.insert_round(
+            tx,
+            channel_id=cid,
+            question_id=question.id,
+            seed=self.rng.getrandbits(31),
+            kind=kind,
+            opened_at=now,
+            deadline_at=now + int(span.total_seconds() * 1000),
+            run_id=run[0] if run else None,
+            run_index=run[1] if run else None,
+        )
+        return await q.get_round(tx, round_id) if round_id is not None else None
+
+    async def post_round(self, row: q.RoundRow, dedupe_key: str | None = None) -> QuestionView:
+        """Post an opened round; if refused, close it so nobody answers an unseen question."""
+        question = self.bank.get(row.question_id)
+        assert question is not None
         view = presenter.question_view(row, question, 0)
-        self._notify_changed()
-        port = self.ports.get(channel.platform)
+        port = self.ports.get(row.platform)
         if port is None:
             return view
         try:
-            ref = await port.post_question(channel, view)
+            ref = await port.post_question(row.channel_ref, view, dedupe_key=dedupe_key)
         except DeliveryError as exc:
-            log.warning("could not post round %s to %s: %s", round_id, channel, exc.reason)
+            log.warning("could not post round %s to %s: %s", row.id, row.channel_ref, exc.reason)
+            now = self._now_ms()
             async with self.db.write() as tx:
-                await q.mark_closed(tx, round_id, now, "undelivered")
-                await tx.execute("UPDATE rounds SET revealed_at = ? WHERE id = ?", (now, round_id))
-                if run is not None:
-                    await tx.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (now, run[0]))
+                await q.mark_closed(tx, row.id, now, "undelivered")
+                await tx.execute("UPDATE rounds SET revealed_at = ? WHERE id = ?", (now, row.id))
+                if row.run_id is not None:
+                    await tx.execute(
+                        "UPDATE runs SET finished_at = ? WHERE id = ?", (now, row.run_id)
+                    )
             raise
         if ref is not None:
             async with self.db.write() as tx:
-                await tx.execute("UPDATE rounds SET message_ref = ? WHERE id = ?", (ref, round_id))
+                await tx.execute("UPDATE rounds SET message_ref = ? WHERE id = ?", (ref, row.id))
         return view
 
     async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
@@ -250,10 +277,12 @@ class Quiz:
                 return None
             counts = await q.answer_counts(tx, round_id)
             fastest = await q.fastest_correct(tx, round_id)
+            history = await daily_history(tx, row.channel_id) if row.kind == "daily" else []
         question = self.bank.get(row.question_id)
         if question is None:
             return None
-        return row, presenter.reveal_view(row, question, counts, fastest)
+        streaks = presenter.daily_streaks(history)
+        return row, presenter.reveal_view(row, question, counts, fastest, streaks)
 
     async def _deliver_reveal(self, round_id: int) -> RevealView | None:
         data = await self._reveal_data(round_id)
@@ -413,7 +442,7 @@ class Quiz:
             if row.id not in {o.id for o in overdue}:
                 await self._continue_run_after(row.id)
 
-    def _notify_changed(self) -> None:
+    def notify_changed(self) -> None:
         for callback in self._changed:
             callback()
 

@@ -81,6 +81,7 @@ class RevealView:
     right: int
     summary: str
     fastest: str | None
+    streaks: str | None = None  # daily questions: who has been right several days running
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ async def test_leaderboard_and_stats(quiz: Quiz) -> None:
 async def test_post_refused_by_platform_answers_with_reason(
     quiz: Quiz, port: RecordingPort
 ) -> None:
-    async def refuse(channel, view):  # the platform says the bot is not in the channel
+    async def refuse(channel, view, dedupe_key=None):  # the bot is not in the channel
         raise DeliveryError("invite the app to this channel")
 
     port.post_question = refuse  # type: ignore[method-assign]

@@ -38,12 +38,17 @@ def stdin_reader(stream: TextIO) -> ReadLine:
                 result: str | None = line if line else None
             except (OSError, ValueError):
                 result = None
-            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(result))
+            loop.call_soon_threadsafe(_settle, fut, result)
 
         threading.Thread(target=work, daemon=True).start()
         return await fut
 
     return read
+
+
+def _settle(fut: asyncio.Future[str | None], result: str | None) -> None:
+    if not fut.done():
+        fut.set_result(result)
 
 
 async def play(

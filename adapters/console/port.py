@@ -20,7 +20,9 @@ class ConsolePort:
         self.reveals: list[RevealView] = []
         self.notices: list[NoticeView] = []
 
-    async def post_question(self, channel: ChannelRef, view: QuestionView) -> str | None:
+    async def post_question(
+        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+    ) -> str | None:
         self.questions.append(view)
         return str(view.round_id)
 

@@ -57,15 +57,83 @@ MESSAGES: dict[str, str] = {
         "`/zeroquiz stats`: your own answers, accuracy and streaks\n"
         "`/zeroquiz close`: close the open question now (admins)\n"
         "`/zeroquiz lang en|id`: this channel's language (admins)\n"
+        "`/zeroquiz daily 09:00 Asia/Jakarta [mon-fri] [8h]`: a daily question; "
+        "`daily` shows it, `daily off` stops it (admins)\n"
         "Click a letter to answer: only you see whether you were right, and why. "
         "Your first answer counts; a correct one is worth 10 points."
     ),
     "period_invalid": "Choose a period: week, month or all.",
     "cannot_post": "I can't post in this channel: {reason}",
+    # daily questions
+    "daily_set": "Daily question scheduled.",
+    "daily_show": "Daily question here at {time} ({tz}), {days}, open for {hours} h.",
+    "daily_next": "Next one: {when} ({tz}).",
+    "daily_none": "This channel has no daily question. Set one with `/zeroquiz daily 09:00 Asia/Jakarta`.",
+    "daily_off": "Daily question stopped for this channel.",
+    "daily_usage": "Usage: `/zeroquiz daily HH:MM Time/Zone [mon-fri|every day|mon,wed,fri] [8h]`.",
+    "daily_bad_time": "'{value}' is not a time: use 24-hour HH:MM, like 09:00.",
+    "daily_bad_zone": "'{value}' is not a time zone I know: use a name like Asia/Jakarta or UTC.",
+    "daily_bad_days": "'{value}' is not a set of days: use mon-fri, every day, or mon,wed,fri.",
+    "daily_no_days": "Choose at least one day.",
+    "daily_bad_window": "'{value}' is not an answer window: use hours or minutes between 5m and 23h, like 8h.",
+    "daily_unavailable": "Daily questions are not available here.",
+    "days_weekdays": "Monday to Friday",
+    "days_every": "every day",
+    "day_names": "Mon,Tue,Wed,Thu,Fri,Sat,Sun",
+    "reveal_streaks": "🔥 Right several days running: {names}",
     # settings
     "lang_set": "This channel now uses English.",
     "lang_invalid": "Unknown language. Use `en` or `id`.",
     "not_admin": "Only admins can do that.",
+    # slack
+    "slack_answer_label": "Answer {letter}",
+    "slack_failed": "Something went wrong on my side. Please try again in a moment.",
+    "slack_err_not_in_channel": (
+        "the app is not in this channel. Invite it with `/invite @ZeroQuiz`, then try again."
+    ),
+    "slack_err_channel_not_found": (
+        "the app can't see this conversation (a private channel it wasn't invited to?). "
+        "Invite it with `/invite @ZeroQuiz`, then try again."
+    ),
+    "slack_err_is_archived": "this channel is archived. Unarchive it or use another channel.",
+    "slack_err_restricted": (
+        "posting here is restricted (for example an announcement-only channel). "
+        "Ask a workspace admin, or use another channel."
+    ),
+    "slack_err_missing_scope": (
+        "the app lacks a permission. Ask an admin to reinstall it from deploy/slack-manifest.yaml."
+    ),
+    "slack_err_auth": "the app's token was rejected. Ask an admin to check SLACK_BOT_TOKEN.",
+    "slack_err_busy": "Slack is rate-limiting the app. Try again in a minute.",
+    "slack_err_unreachable": "Slack could not be reached. Try again in a minute.",
+    "slack_err_other": "Slack answered `{error}`. Try again, or ask an admin to check the logs.",
+    # discord
+    "discord_cmd_group": "ZeroQuiz: learn ZeRO and sharded optimizers",
+    "discord_cmd_question": "Post a question in this channel now",
+    "discord_cmd_start": "Start a run of questions in a row",
+    "discord_opt_count": "How many questions",
+    "discord_cmd_leaderboard": "Show the team's leaderboard",
+    "discord_opt_period": "Which period to rank",
+    "discord_cmd_stats": "Your own answers, accuracy and streaks",
+    "discord_cmd_help": "How ZeroQuiz works",
+    "discord_cmd_close": "Close the open question now (Manage Server)",
+    "discord_cmd_lang": "Set this channel's language (Manage Server)",
+    "discord_opt_lang": "The language for this channel",
+    "discord_choice_en": "English",
+    "discord_choice_id": "Bahasa Indonesia",
+    "discord_cmd_daily": "Post a question every day (Manage Server)",
+    "discord_opt_time": "Time of day, HH:MM",
+    "discord_opt_timezone": "Time zone, for example Asia/Jakarta",
+    "discord_opt_days": "Days, for example mon-fri or daily",
+    "discord_opt_window": "Hours each daily question stays open",
+    "discord_opt_off": "Turn the daily question off",
+    "discord_missing_permission": (
+        "I can't do that here: I need the {permission} permission in this channel."
+    ),
+    "discord_perm_view_channel": "View Channel",
+    "discord_perm_send_messages": "Send Messages",
+    "discord_perm_embed_links": "Embed Links",
+    "discord_failed": "Something went wrong on my side. Please try again in a moment.",
     # terminal
     "term_question": "Question {n}/{total}",
     "term_prompt": "Your answer ({letters}): ",

@@ -59,16 +59,86 @@ MESSAGES: dict[str, str] = {
         "`/zeroquiz stats`: jawaban, akurasi, dan streak kamu\n"
         "`/zeroquiz close`: tutup soal yang sedang terbuka (admin)\n"
         "`/zeroquiz lang en|id`: bahasa channel ini (admin)\n"
+        "`/zeroquiz daily 09:00 Asia/Jakarta [mon-fri] [8h]`: soal harian; "
+        "`daily` menampilkan jadwal, `daily off` menghentikannya (admin)\n"
         "Klik huruf untuk menjawab: hanya kamu yang melihat benar atau salahnya, "
         "beserta alasannya. "
         "Jawaban pertama yang dihitung; jawaban benar bernilai 10 poin."
     ),
     "period_invalid": "Pilih periode: week, month, atau all.",
     "cannot_post": "Saya tidak bisa mengirim pesan di channel ini: {reason}",
+    # daily questions
+    "daily_set": "Soal harian sudah dijadwalkan.",
+    "daily_show": "Soal harian di sini pukul {time} ({tz}), {days}, terbuka {hours} jam.",
+    "daily_next": "Berikutnya: {when} ({tz}).",
+    "daily_none": "Channel ini belum punya soal harian. Atur dengan `/zeroquiz daily 09:00 Asia/Jakarta`.",
+    "daily_off": "Soal harian untuk channel ini dihentikan.",
+    "daily_usage": "Cara pakai: `/zeroquiz daily HH:MM Zona/Waktu [mon-fri|every day|mon,wed,fri] [8h]`.",
+    "daily_bad_time": "'{value}' bukan jam yang valid: pakai format 24 jam HH:MM, misalnya 09:00.",
+    "daily_bad_zone": "'{value}' bukan zona waktu yang dikenal: pakai nama seperti Asia/Jakarta atau UTC.",
+    "daily_bad_days": "'{value}' bukan daftar hari: pakai mon-fri, every day, atau mon,wed,fri.",
+    "daily_no_days": "Pilih setidaknya satu hari.",
+    "daily_bad_window": "'{value}' bukan durasi yang valid: pakai jam atau menit antara 5m dan 23h, misalnya 8h.",
+    "daily_unavailable": "Soal harian tidak tersedia di sini.",
+    "days_weekdays": "Senin sampai Jumat",
+    "days_every": "setiap hari",
+    "day_names": "Sen,Sel,Rab,Kam,Jum,Sab,Min",
+    "reveal_streaks": "🔥 Benar beberapa hari berturut-turut: {names}",
     # settings
     "lang_set": "Channel ini sekarang memakai Bahasa Indonesia.",
     "lang_invalid": "Bahasa tidak dikenal. Gunakan `en` atau `id`.",
     "not_admin": "Hanya admin yang bisa melakukan itu.",
+    # slack
+    "slack_answer_label": "Jawab {letter}",
+    "slack_failed": "Ada yang salah di sisi saya. Silakan coba lagi sebentar lagi.",
+    "slack_err_not_in_channel": (
+        "aplikasi belum ada di channel ini. Undang dengan `/invite @ZeroQuiz`, lalu coba lagi."
+    ),
+    "slack_err_channel_not_found": (
+        "aplikasi tidak bisa melihat percakapan ini (channel privat yang belum mengundangnya?). "
+        "Undang dengan `/invite @ZeroQuiz`, lalu coba lagi."
+    ),
+    "slack_err_is_archived": (
+        "channel ini sudah diarsipkan. Batalkan arsipnya atau gunakan channel lain."
+    ),
+    "slack_err_restricted": (
+        "mengirim pesan di sini dibatasi (misalnya channel khusus pengumuman). "
+        "Tanyakan admin workspace, atau gunakan channel lain."
+    ),
+    "slack_err_missing_scope": (
+        "aplikasi kekurangan izin. Minta admin memasang ulang dari deploy/slack-manifest.yaml."
+    ),
+    "slack_err_auth": "token aplikasi ditolak. Minta admin memeriksa SLACK_BOT_TOKEN.",
+    "slack_err_busy": "Slack sedang membatasi laju aplikasi. Coba lagi sebentar lagi.",
+    "slack_err_unreachable": "Slack tidak bisa dihubungi. Coba lagi sebentar lagi.",
+    "slack_err_other": "Slack menjawab `{error}`. Coba lagi, atau minta admin memeriksa log.",
+    # discord
+    "discord_cmd_group": "ZeroQuiz: belajar ZeRO dan optimizer ter-shard",
+    "discord_cmd_question": "Kirim satu soal di channel ini sekarang",
+    "discord_cmd_start": "Mulai rangkaian beberapa soal berturut-turut",
+    "discord_opt_count": "Berapa banyak soal",
+    "discord_cmd_leaderboard": "Tampilkan papan skor tim",
+    "discord_opt_period": "Periode yang diperingkat",
+    "discord_cmd_stats": "Jawaban, akurasi, dan streak milikmu",
+    "discord_cmd_help": "Cara kerja ZeroQuiz",
+    "discord_cmd_close": "Tutup soal yang sedang terbuka sekarang (Kelola Server)",
+    "discord_cmd_lang": "Atur bahasa channel ini (Kelola Server)",
+    "discord_opt_lang": "Bahasa untuk channel ini",
+    "discord_choice_en": "English",
+    "discord_choice_id": "Bahasa Indonesia",
+    "discord_cmd_daily": "Kirim satu soal setiap hari (Kelola Server)",
+    "discord_opt_time": "Jam, format HH:MM",
+    "discord_opt_timezone": "Zona waktu, misalnya Asia/Jakarta",
+    "discord_opt_days": "Hari, misalnya mon-fri atau daily",
+    "discord_opt_window": "Berapa jam setiap soal harian tetap terbuka",
+    "discord_opt_off": "Matikan soal harian",
+    "discord_missing_permission": (
+        "Saya tidak bisa melakukannya di sini: saya butuh izin {permission} di channel ini."
+    ),
+    "discord_perm_view_channel": "Lihat Saluran",
+    "discord_perm_send_messages": "Kirim Pesan",
+    "discord_perm_embed_links": "Sematkan Tautan",
+    "discord_failed": "Ada yang salah di sisi saya. Silakan coba lagi sebentar lagi.",
     # terminal
     "term_question": "Soal {n}/{total}",
     "term_prompt": "Jawabanmu ({letters}): ",

@@ -64,6 +64,30 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX answers_player_time ON answers (player_id, answered_at);
     """,
+    # 2: daily schedules and their postings, claimed before anything is sent
+    """
+    CREATE TABLE schedules (
+        id INTEGER PRIMARY KEY,
+        channel_id INTEGER NOT NULL UNIQUE REFERENCES channels(id),
+        local_time TEXT NOT NULL,
+        tz TEXT NOT NULL,
+        days TEXT NOT NULL,
+        window_ms INTEGER NOT NULL CHECK (window_ms > 0),
+        grace_ms INTEGER NOT NULL CHECK (grace_ms >= 0),
+        active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE daily_posts (
+        schedule_id INTEGER NOT NULL REFERENCES schedules(id),
+        local_date TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('claimed', 'posted', 'skipped', 'failed')),
+        claim_token TEXT NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        round_id INTEGER REFERENCES rounds(id),
+        detail TEXT,
+        PRIMARY KEY (schedule_id, local_date)
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

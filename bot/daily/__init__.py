@@ -1,0 +1,1 @@
+"""Daily questions: a schedule per channel, posted exactly once per local day."""

@@ -1,0 +1,240 @@
+"""Daily schedules: admins set them per channel; the scheduler posts each day exactly once.
+
+Exactly once: a posting is claimed in the database (unique per schedule and local date) in the same
+transaction that opens its round, before anything is sent, and marked posted after. A claim that a
+crashed process left unfinished is taken over (compare-and-swap on its token) once its lease runs
+out, and re-sent with the same dedupe key, which Discord uses as a nonce to drop a repeat.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from bot.clock import Clock
+from bot.daily import spec as specs
+from bot.daily.timing import due_at, local_date, occurrences
+from bot.i18n import t
+from bot.model import ChannelRef, Lang, TeamRef
+from bot.periods import from_ms, to_ms
+from bot.ports import DeliveryError
+from bot.quiz import Quiz
+from bot.storage import daily as dq
+from bot.storage import rounds as q
+from bot.storage.db import Tx
+from bot.views import NoticeView
+
+log = logging.getLogger(__name__)
+
+GRACE = timedelta(hours=1)
+LEASE = timedelta(minutes=2)
+
+
+class DailySchedules:
+    def __init__(self, quiz: Quiz, clock: Clock, *, grace: timedelta = GRACE) -> None:
+        self.quiz = quiz
+        self.db = quiz.db
+        self.clock = clock
+        self.grace = grace
+        quiz.daily = self
+
+    # -- admin commands -------------------------------------------------------------------------
+    async def command(self, channel: ChannelRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
+        """`daily` shows, `daily off` stops, `daily HH:MM Zone [days] [window]` sets."""
+        if not words:
+            return await self.show(channel, lang)
+        if words[0].lower() in ("off", "stop", "mati"):
+            return await self.off(channel, lang)
+        try:
+            spec = specs.parse_spec(words)
+        except specs.SpecError as exc:
+            return NoticeView(lang, t(lang, exc.key, value=exc.value), ok=False)
+        return await self.set(channel, spec, lang)
+
+    async def set(self, channel: ChannelRef, spec: specs.DailySpec, lang: Lang) -> NoticeView:
+        now = to_ms(self.clock.now())
+        async with self.db.write() as tx:
+            cid = await q.channel_id(tx, channel)
+            await dq.upsert_schedule(
+                tx,
+                channel_id=cid,
+                at=spec.at,
+                tz=spec.tz,
+                days=specs.days_code(spec.days),
+                window_ms=int(spec.window.total_seconds() * 1000),
+                grace_ms=int(self.grace.total_seconds() * 1000),
+                now=now,
+            )
+            # The team's leaderboards follow the time zone its admins schedule in.
+            tid = await q.team_id(tx, TeamRef(channel.platform, channel.team))
+            await tx.execute("UPDATE teams SET tz = ? WHERE id = ?", (spec.tz, tid))
+        self.quiz.notify_changed()
+        shown = await self.show(channel, lang)
+        return NoticeView(lang, t(lang, "daily_set") + "\n" + shown.text)
+
+    async def show(self, channel: ChannelRef, lang: Lang) -> NoticeView:
+        async with self.db.read() as tx:
+            cid = await _channel_id(tx, channel)
+            schedule = await dq.channel_schedule(tx, cid) if cid is not None else None
+        if schedule is None:
+            return NoticeView(lang, t(lang, "daily_none"))
+        next_at = await self._next_occurrence(schedule)
+        days = _days_label(schedule.days, lang)
+        text = t(
+            lang,
+            "daily_show",
+            time=schedule.at.strftime("%H:%M"),
+            tz=schedule.tz,
+            days=days,
+            hours=_hours(schedule.window_ms),
+        )
+        if next_at is not None:
+            local = next_at.astimezone(ZoneInfo(schedule.tz))
+            text += "\n" + t(
+                lang, "daily_next", when=local.strftime("%Y-%m-%d %H:%M"), tz=schedule.tz
+            )
+        return NoticeView(lang, text)
+
+    async def off(self, channel: ChannelRef, lang: Lang) -> NoticeView:
+        async with self.db.write() as tx:
+            cid = await q.channel_id(tx, channel)
+            stopped = await dq.deactivate(tx, cid, to_ms(self.clock.now()))
+        self.quiz.notify_changed()
+        return NoticeView(lang, t(lang, "daily_off" if stopped else "daily_none"))
+
+    # -- due work -------------------------------------------------------------------------------
+    async def next_due(self) -> datetime | None:
+        candidates: list[datetime] = []
+        async with self.db.read() as tx:
+            schedules = [s for s in await dq.active_schedules(tx) if s.platform in self.quiz.ports]
+            oldest = await dq.oldest_claim(tx)
+        for schedule in schedules:
+            when = await self._next_occurrence(schedule)
+            if when is not None:
+                candidates.append(when)
+        if oldest is not None:
+            candidates.append(from_ms(oldest) + LEASE)
+        return min(candidates) if candidates else None
+
+    async def _next_occurrence(self, schedule: dq.ScheduleRow) -> datetime | None:
+        """The next due instant whose day has not been claimed or skipped yet."""
+        now = self.clock.now()
+        start = local_date(now, schedule.tz) - timedelta(days=1)
+        async with self.db.read() as tx:
+            for day, due in occurrences(schedule.days, schedule.at, schedule.tz, start, 4):
+                if due < from_ms(schedule.updated_at) or await dq.posting(tx, schedule.id, day):
+                    continue
+                if due > now or now - due <= timedelta(milliseconds=schedule.grace_ms):
+                    return max(due, now)
+        return None
+
+    async def process_due(self) -> None:
+        now = self.clock.now()
+        async with self.db.read() as tx:
+            schedules = [s for s in await dq.active_schedules(tx) if s.platform in self.quiz.ports]
+            stale = await dq.stale_claims(tx, to_ms(now - LEASE))
+        for schedule in schedules:
+            today = local_date(now, schedule.tz)
+            for day in (today - timedelta(days=1), today):
+                if day.weekday() in schedule.days:
+                    await self._maybe_post(schedule, day, now)
+        by_id = {s.id: s for s in schedules}
+        for schedule_id, day, token in stale:
+            if schedule_id in by_id:
+                await self._take_over(by_id[schedule_id], day, token)
+
+    async def _maybe_post(self, schedule: dq.ScheduleRow, day: date, now: datetime) -> None:
+        due = due_at(day, schedule.at, schedule.tz)
+        if due > now or due < from_ms(schedule.updated_at):
+            return
+        late = now - due
+        token = uuid.uuid4().hex
+        if late > timedelta(milliseconds=schedule.grace_ms):
+            detail = f"not running at {due.isoformat()}; {late} late exceeds the grace period"
+            async with self.db.write() as tx:
+                skipped = await dq.claim(
+                    tx, schedule.id, day, token, to_ms(now), status="skipped", detail=detail
+                )
+            if skipped:
+                log.warning(
+                    "daily question for %s on %s skipped: %s", schedule.channel_ref, day, detail
+                )
+            return
+        async with self.db.write() as tx:
+            if not await dq.claim(tx, schedule.id, day, token, to_ms(now)):
+                return  # posted, skipped, or being posted by another instance
+            row = await self.quiz.open_round(
+                tx,
+                schedule.channel_ref,
+                window=timedelta(milliseconds=schedule.window_ms),
+                kind="daily",
+            )
+            assert row is not None
+            await dq.finish(tx, schedule.id, day, token, "claimed", round_id=row.id)
+        self.quiz.notify_changed()
+        await self._send(schedule, day, token, row.id)
+
+    async def _take_over(self, schedule: dq.ScheduleRow, day: date, old_token: str) -> None:
+        token = uuid.uuid4().hex
+        async with self.db.write() as tx:
+            if not await dq.take_over(
+                tx, schedule.id, day, old_token, token, to_ms(self.clock.now())
+            ):
+                return
+            posting = await dq.posting(tx, schedule.id, day)
+        if posting is None or posting.round_id is None:
+            return
+        log.info(
+            "completing the daily posting for %s on %s left by a crash", schedule.channel_ref, day
+        )
+        await self._send(schedule, day, token, posting.round_id)
+
+    async def _send(self, schedule: dq.ScheduleRow, day: date, token: str, round_id: int) -> None:
+        row = await self.quiz.round_row(round_id)
+        if row is None or not row.is_open(to_ms(self.clock.now())):
+            async with self.db.write() as tx:
+                await dq.finish(tx, schedule.id, day, token, "failed", detail="expired unsent")
+            return
+        key = f"zqd{schedule.id}d{day.strftime('%Y%m%d')}"
+        detail: str | None = None
+        try:
+            await self.quiz.post_round(row, dedupe_key=key)
+        except DeliveryError as exc:
+            status = "failed"
+            detail = exc.reason
+        except Exception as exc:  # a platform outage: keep the claim for a retry after the lease
+            log.warning(
+                "daily question for %s on %s not sent yet: %s", schedule.channel_ref, day, exc
+            )
+            return
+        else:
+            status = "posted"
+        async with self.db.write() as tx:
+            await dq.finish(tx, schedule.id, day, token, status, detail=detail)
+        if status == "failed":
+            log.warning("daily question for %s on %s failed: %s", schedule.channel_ref, day, detail)
+
+
+async def _channel_id(tx: Tx, channel: ChannelRef) -> int | None:
+    row = await tx.fetchone(
+        """SELECT c.id FROM channels c JOIN teams t ON t.id = c.team_id
+           WHERE t.platform = ? AND t.team = ? AND c.channel = ?""",
+        (channel.platform, channel.team, channel.channel),
+    )
+    return int(row["id"]) if row is not None else None
+
+
+def _hours(window_ms: int) -> str:
+    hours = window_ms / 3_600_000
+    return f"{hours:g}"
+
+
+def _days_label(days: frozenset[int], lang: Lang) -> str:
+    if days == specs.WEEKDAYS:
+        return t(lang, "days_weekdays")
+    if days == specs.EVERY_DAY:
+        return t(lang, "days_every")
+    names = t(lang, "day_names").split(",")
+    return ", ".join(names[d] for d in sorted(days))
