@@ -1,0 +1,76 @@
+"""The bundled bank is worth a quarter of daily questions and covers the whole subject."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bot.bank import load_bank
+
+TOPICS = {
+    "dp-memory": "why data parallelism runs out of memory; model states; 16 bytes per parameter",
+    "memory-math": "per-GPU memory formulas; the 7.5B / 64-GPU example; scaling with Nd",
+    "stages": "what stages 1, 2 and 3 partition",
+    "communication": "all-reduce = reduce-scatter + all-gather; 1x vs 1.5x; gather and discard",
+    "zero-r": "activation partitioning, constant buffers, defragmentation",
+    "offload": "ZeRO-Offload",
+    "infinity": "ZeRO-Infinity",
+    "zeropp": "ZeRO++ qwZ, hpZ, qgZ",
+    "pytorch": "FSDP strategies, FSDP2 fully_shard, ZeroRedundancyOptimizer",
+    "deepspeed-config": "stage, offload_optimizer, offload_param",
+}
+
+
+def test_at_least_48_questions_each_sourced_and_bilingual() -> None:
+    bank = load_bank()
+    assert len(bank) >= 48
+    for q in bank.questions:
+        assert q.source, q.id
+        assert q.difficulty in (1, 2, 3), q.id
+        assert q.explanation.en and q.explanation.id and q.explanation.en != q.explanation.id
+
+
+def test_every_topic_is_covered_roughly_evenly() -> None:
+    tags = Counter(tag for q in load_bank().questions for tag in q.tags)
+    for topic in TOPICS:
+        assert tags[topic] >= 4, f"{topic} ({TOPICS[topic]}) has only {tags[topic]} questions"
+    every_question_has_a_topic = all(set(q.tags) & TOPICS.keys() for q in load_bank().questions)
+    assert every_question_has_a_topic
+
+
+def test_difficulty_is_a_mix() -> None:
+    levels = Counter(q.difficulty for q in load_bank().questions)
+    total = sum(levels.values())
+    assert set(levels) == {1, 2, 3}
+    assert all(count / total >= 0.15 for count in levels.values()), levels
+
+
+def test_key_facts_are_taught_somewhere() -> None:
+    """Spot checks that the arithmetic the issue names is really in the bank, with its numbers."""
+    text = " ".join(
+        " ".join([q.prompt.en, q.explanation.en, *(o.en for o in q.options)])
+        for q in load_bank().questions
+    )
+    for fact in (
+        "16",
+        "31.4",
+        "16.6",
+        "1.9",
+        "1.5x",
+        "reduce-scatter",
+        "offload_param",
+        "offload_optimizer",
+        "reshard_after_forward",
+        "ZeroRedundancyOptimizer",
+        "qwZ",
+        "hpZ",
+        "qgZ",
+        "NVMe",
+        "FULL_SHARD",
+        "SHARD_GRAD_OP",
+    ):
+        assert fact in text, fact
+
+
+def test_correct_answers_are_not_always_in_one_position() -> None:
+    positions = Counter(q.answer for q in load_bank().questions)
+    assert max(positions.values()) / sum(positions.values()) < 0.5
