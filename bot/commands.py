@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef, parse_lang
 from bot.ports import DeliveryError
-from bot.quiz import MAX_RUN, Quiz
+from bot.quiz import Quiz
+from bot.runs import MAX_RUN
 from bot.views import PERIODS, LeaderboardView, NoticeView, Period, QuestionView, StatsView
 
 COMMANDS = ("help", "question", "start", "leaderboard", "stats", "close", "lang", "daily")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from typing import Literal
 
 from bot.i18n import t
 from bot.model import LETTERS, Lang, Question
@@ -11,6 +11,7 @@ from bot.shuffle import permutation
 from bot.storage.rounds import RoundRow
 from bot.storage.scores import ScoreRow
 from bot.views import (
+    Feedback,
     LeaderboardView,
     LeaderRow,
     OptionLine,
@@ -50,6 +51,36 @@ def question_view(row: RoundRow, question: Question, answer_count: int) -> Quest
         closes_at=from_ms(row.deadline_at),
         answer_count=answer_count,
         hint=t(lang, "pick_letter"),
+    )
+
+
+def feedback_view(
+    lang: Lang,
+    question: Question,
+    order: tuple[int, ...],
+    option: int,
+    status: Literal["correct", "wrong", "already"],
+    points: int,
+) -> Feedback:
+    """The private reply to a click: verdict, the right option and the explanation."""
+    chosen = LETTERS[order.index(option)]
+    right = LETTERS[order.index(question.answer)]
+    right_text = question.options[question.answer].get(lang)
+    if status == "correct":
+        headline = t(lang, "feedback_correct", letter=right, text=right_text)
+    elif status == "wrong":
+        headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
+    else:
+        headline = t(lang, "feedback_already", letter=chosen)
+    return Feedback(
+        status=status,
+        lang=lang,
+        headline=headline,
+        chosen_letter=chosen,
+        correct_letter=right,
+        explanation=question.explanation.get(lang),
+        why_label=t(lang, "why"),
+        points=points,
     )
 
 
@@ -199,7 +230,3 @@ def stats_view(lang: Lang, name: str, history: list[tuple[bool, int]]) -> StatsV
             (t(lang, "stats_best_streak"), str(best)),
         ),
     )
-
-
-def seconds(delta: timedelta) -> int:
-    return int(delta.total_seconds())

@@ -8,7 +8,6 @@ twice. Platform calls happen outside transactions.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Callable
@@ -19,9 +18,10 @@ from bot import presenter
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.i18n import t
-from bot.model import LETTERS, ChannelRef, Lang, Question, TeamRef, UserRef
+from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.periods import from_ms, period_start, to_ms
 from bot.ports import ChatPort, DeliveryError
+from bot.runs import Runs
 from bot.selection import choose_question
 from bot.storage import Database, scores
 from bot.storage import rounds as q
@@ -44,7 +44,6 @@ log = logging.getLogger(__name__)
 
 POINTS_PER_CORRECT = 10
 DEFAULT_WINDOW = timedelta(minutes=10)
-MAX_RUN = 20
 REVEAL_RETRY = timedelta(seconds=30)
 REVEAL_ATTEMPTS = 6
 
@@ -69,6 +68,7 @@ class Quiz:
         self._answered: list[Callable[[int], None]] = []
         self._reveal_failures: dict[int, tuple[int, datetime]] = {}
         self._message_locks: dict[int, asyncio.Lock] = {}
+        self.runs = Runs(self)
         self.daily: DailySchedules | None = None  # set by DailySchedules when a runtime has one
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ class Quiz:
         """Serialises edits of one posted message, so a late live count never hides a reveal."""
         return self._message_locks.setdefault(round_id, asyncio.Lock())
 
-    def _now_ms(self) -> int:
+    def now_ms(self) -> int:
         return to_ms(self.clock.now())
 
     # -- rounds ---------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ class Quiz:
         run: tuple[int, int] | None = None,
     ) -> q.RoundRow | None:
         """Insert a round inside the caller's transaction (a daily claim shares it)."""
-        now = self._now_ms()
+        now = self.now_ms()
         span = window or self.default_window
         cid = await q.channel_id(tx, channel)
         uses = await q.question_use_counts(tx, cid)
@@ -151,7 +151,7 @@ class Quiz:
             ref = await port.post_question(row.channel_ref, view, dedupe_key=dedupe_key)
         except DeliveryError as exc:
             log.warning("could not post round %s to %s: %s", row.id, row.channel_ref, exc.reason)
-            now = self._now_ms()
+            now = self.now_ms()
             async with self.db.write() as tx:
                 await q.mark_closed(tx, row.id, now, "undelivered")
                 await tx.execute("UPDATE rounds SET revealed_at = ? WHERE id = ?", (now, row.id))
@@ -167,7 +167,7 @@ class Quiz:
 
     async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
         """Record a person's first answer (choice = displayed position, 0 for A)."""
-        now = self._now_ms()
+        now = self.now_ms()
         async with self.db.write() as tx:
             row = await q.get_round(tx, round_id)
             question = self.bank.get(row.question_id) if row else None
@@ -192,45 +192,12 @@ class Quiz:
         if recorded:
             for callback in self._answered:
                 callback(round_id)
-            return self._feedback(
+            return presenter.feedback_view(
                 row.lang, question, order, option, "correct" if correct else "wrong", points
             )
         if earlier is not None:
-            return self._feedback(row.lang, question, order, earlier, "already", 0)
+            return presenter.feedback_view(row.lang, question, order, earlier, "already", 0)
         return Feedback("closed", row.lang, t(row.lang, "feedback_closed"))
-
-    def _feedback(
-        self,
-        lang: Lang,
-        question: Question,
-        order: tuple[int, ...],
-        option: int,
-        status: str,
-        points: int,
-    ) -> Feedback:
-        chosen = LETTERS[order.index(option)]
-        right = LETTERS[order.index(question.answer)]
-        right_text = question.options[question.answer].get(lang)
-        if status == "correct":
-            headline = t(lang, "feedback_correct", letter=right, text=right_text)
-        elif status == "wrong":
-            headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
-        else:
-            headline = t(lang, "feedback_already", letter=chosen)
-        return Feedback(
-            status="correct"
-            if status == "correct"
-            else "wrong"
-            if status == "wrong"
-            else "already",
-            lang=lang,
-            headline=headline,
-            chosen_letter=chosen,
-            correct_letter=right,
-            explanation=question.explanation.get(lang),
-            why_label=t(lang, "why"),
-            points=points,
-        )
 
     async def question_view(self, round_id: int) -> QuestionView | None:
         """The current public view of a round (for live answer counts)."""
@@ -249,11 +216,11 @@ class Quiz:
     async def close_round(self, round_id: int, reason: str) -> RevealView | None:
         """Close a round once: reveal it and move its run on. None if it was already closed."""
         async with self.db.write() as tx:
-            closed = await q.mark_closed(tx, round_id, self._now_ms(), reason)
+            closed = await q.mark_closed(tx, round_id, self.now_ms(), reason)
         if not closed:
             return None
         view = await self._deliver_reveal(round_id)
-        await self._continue_run_after(round_id)
+        await self.runs.continue_after(round_id)
         return view
 
     async def close_latest(self, channel: ChannelRef) -> NoticeView:
@@ -318,93 +285,19 @@ class Quiz:
         async with self.db.write() as tx:
             await tx.execute(
                 "UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL",
-                (self._now_ms(), round_id),
+                (self.now_ms(), round_id),
             )
 
-    # -- runs -----------------------------------------------------------------------------------
+    # -- runs (bot/runs.py) ------------------------------------------------------------------
     async def start_run(
         self, channel: ChannelRef, count: int, window: timedelta | None = None
     ) -> NoticeView | QuestionView | None:
         """Start N questions in a row; a notice if the count is invalid or a run is going."""
-        limit = min(MAX_RUN, len(self.bank))
-        now = self._now_ms()
-        span = window or self.default_window
-        async with self.db.write() as tx:
-            lang = await q.channel_lang(tx, channel)
-            if not 1 <= count <= limit:
-                return NoticeView(lang, t(lang, "run_count_invalid", max=limit), ok=False)
-            cid = await q.channel_id(tx, channel)
-            busy = await tx.fetchone(
-                "SELECT 1 FROM runs WHERE channel_id = ? AND finished_at IS NULL", (cid,)
-            )
-            if busy is not None:
-                return NoticeView(lang, t(lang, "run_busy"), ok=False)
-            _, run_id = await tx.execute(
-                "INSERT INTO runs (channel_id, total, window_ms, started_at) VALUES (?, ?, ?, ?)",
-                (cid, count, int(span.total_seconds() * 1000), now),
-            )
-        assert run_id is not None
-        return await self.start_round(channel, window=span, kind="run", run=(run_id, 0))
+        return await self.runs.start(channel, count, window)
 
     async def end_runs(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""
-        now = self._now_ms()
-        async with self.db.write() as tx:
-            cid = await q.channel_id(tx, channel)
-            await tx.execute(
-                "UPDATE runs SET finished_at = ? WHERE channel_id = ? AND finished_at IS NULL",
-                (now, cid),
-            )
-            await tx.execute(
-                """UPDATE rounds SET closed_at = ?, close_reason = 'abandoned', revealed_at = ?
-                   WHERE channel_id = ? AND closed_at IS NULL AND run_id IS NOT NULL""",
-                (now, now, cid),
-            )
-
-    async def _continue_run_after(self, round_id: int) -> None:
-        row = await self.round_row(round_id)
-        if row is None or row.run_id is None or row.run_index is None or row.run_total is None:
-            return
-        async with self.db.read() as tx:
-            run = await tx.fetchone(
-                "SELECT window_ms, finished_at FROM runs WHERE id = ?", (row.run_id,)
-            )
-        if run is None or run["finished_at"] is not None:
-            return
-        if row.run_index + 1 < row.run_total:
-            # A DeliveryError is logged by start_round, which also ends the run.
-            with contextlib.suppress(DeliveryError):
-                await self.start_round(
-                    row.channel_ref,
-                    window=timedelta(milliseconds=int(run["window_ms"])),
-                    kind="run",
-                    run=(row.run_id, row.run_index + 1),
-                )
-            return
-        await self._finish_run(row.run_id, row.channel_ref, row.lang)
-
-    async def _finish_run(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
-        async with self.db.write() as tx:
-            count, _ = await tx.execute(
-                "UPDATE runs SET finished_at = ? WHERE id = ? AND finished_at IS NULL",
-                (self._now_ms(), run_id),
-            )
-            standings = await scores.run_standings(tx, run_id) if count else []
-        if not count:
-            return
-        view = presenter.leaderboard_view(lang, "all", standings, None, 10)
-        notice = NoticeView(
-            lang,
-            t(lang, "run_standings_title"),
-            title=t(lang, "run_standings_title"),
-            lines=view.lines or (t(lang, "run_standings_empty"),),
-        )
-        port = self.ports.get(channel.platform)
-        if port is not None:
-            try:
-                await port.post_notice(channel, notice)
-            except Exception as exc:
-                log.warning("run standings for %s not posted: %s", channel, exc)
+        await self.runs.abandon(channel)
 
     # -- due work (driven by the scheduler) -----------------------------------------------------
     async def next_due(self) -> datetime | None:
@@ -419,7 +312,7 @@ class Quiz:
 
     async def process_due(self) -> None:
         """Close overdue rounds, retry failed reveals, and resume runs a crash left stalled."""
-        now = self._now_ms()
+        now = self.now_ms()
         async with self.db.read() as tx:
             overdue = await q.rounds_where(
                 tx, "r.closed_at IS NULL AND r.deadline_at <= ? ORDER BY r.deadline_at", (now,)
@@ -440,7 +333,7 @@ class Quiz:
                 await self._deliver_reveal(row.id)
         for row in stalled:
             if row.id not in {o.id for o in overdue}:
-                await self._continue_run_after(row.id)
+                await self.runs.continue_after(row.id)
 
     def notify_changed(self) -> None:
         for callback in self._changed:
