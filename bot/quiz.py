@@ -68,6 +68,7 @@ class Quiz:
         self._answered: list[Callable[[int], None]] = []
         self._reveal_failures: dict[int, tuple[int, datetime]] = {}
         self._message_locks: dict[int, asyncio.Lock] = {}
+        self._player_ids: dict[UserRef, int] = {}
         self.runs = Runs(self)
         self.daily: DailySchedules | None = None  # set by DailySchedules when a runtime has one
 
@@ -175,7 +176,9 @@ class Quiz:
                 lang: Lang = row.lang if row else "en"
                 return Feedback("unknown", lang, t(lang, "feedback_unknown"))
             order = presenter.display_order(row, question)
-            player = await q.player_id(tx, user)
+            # Player ids never change once committed; the cache keeps two statements off the
+            # answer path (a new display name misses the cache and is written through).
+            player = self._player_ids.get(user) or await q.player_id(tx, user)
             option = order[choice]
             correct = option == question.answer
             points = POINTS_PER_CORRECT if correct else 0
@@ -189,6 +192,7 @@ class Quiz:
                 at=now,
             )
             earlier = None if recorded else await q.existing_answer(tx, round_id, player)
+        self._player_ids[user] = player
         if recorded:
             for callback in self._answered:
                 callback(round_id)

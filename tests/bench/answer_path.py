@@ -1,0 +1,72 @@
+"""Benchmark: the answer path (one click -> recorded answer + private feedback) on a real file.
+
+Prints latency percentiles for N concurrent clicks through `Quiz.answer`, and the same number of
+bare `INSERT`s through the same Database in the same process as a baseline, with their ratio.
+Run: .venv/bin/python tests/bench/answer_path.py [clicks]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bot.bank import load_bank
+from bot.clock import FakeClock
+from bot.model import ChannelRef, UserRef
+from bot.quiz import Quiz
+from bot.storage import Database
+
+
+def pct(samples: list[float], p: float) -> float:
+    return statistics.quantiles(samples, n=100)[int(p) - 1] if len(samples) > 1 else samples[0]
+
+
+async def timed(coro: object) -> float:
+    start = time.perf_counter()
+    await coro  # type: ignore[misc]
+    return (time.perf_counter() - start) * 1000
+
+
+async def main(clicks: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = await Database.open(Path(tmp) / "bench.sqlite3")
+        quiz = Quiz(db, load_bank(), FakeClock(), random.Random(1))
+        view = await quiz.start_round(ChannelRef("bench", "T", "C"))
+        assert view is not None
+        users = [UserRef("bench", "T", f"U{i}", f"User {i}") for i in range(clicks)]
+        t0 = time.perf_counter()
+        answer_ms = await asyncio.gather(
+            *(timed(quiz.answer(view.round_id, u, i % 4)) for i, u in enumerate(users))
+        )
+        answer_total = time.perf_counter() - t0
+
+        async def bare_insert(i: int) -> None:
+            async with db.write() as tx:
+                await tx.execute(
+                    "INSERT INTO players (team_id, user, display_name) VALUES (1, ?, '')",
+                    (f"B{i}",),
+                )
+
+        t1 = time.perf_counter()
+        base_ms = await asyncio.gather(*(timed(bare_insert(i)) for i in range(clicks)))
+        base_total = time.perf_counter() - t1
+        await db.close()
+    print(f"{clicks} concurrent clicks on one round (real SQLite file, WAL)")
+    print(
+        f"  Quiz.answer : total {answer_total * 1000:7.1f} ms, {clicks / answer_total:7.0f}/s, "
+        f"p50 {pct(answer_ms, 50):6.1f} ms, p99 {pct(answer_ms, 99):6.1f} ms"
+    )
+    print(
+        f"  bare INSERT : total {base_total * 1000:7.1f} ms, {clicks / base_total:7.0f}/s, "
+        f"p50 {pct(base_ms, 50):6.1f} ms, p99 {pct(base_ms, 99):6.1f} ms"
+    )
+    print(f"  ratio answer/baseline (total time): {answer_total / base_total:.2f}x")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))
