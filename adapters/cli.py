@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="print the question bank as JSON")
     export.add_argument("paths", nargs="*", metavar="PATH")
+
+    invite = sub.add_parser("discord-invite", help="print the URL that adds the bot to a server")
+    invite.add_argument("--app-id", help="the application ID ($DISCORD_APPLICATION_ID)")
     return parser
 
 
@@ -107,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_export(args.paths)
         if args.command == "play":
             return asyncio.run(cmd_play(args))
+        if args.command == "discord-invite":
+            from adapters.discord.invite import cmd_invite
+
+            return cmd_invite(args.app_id)
         if args.command == "serve":
             from adapters.serve import serve
 

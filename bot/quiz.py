@@ -305,10 +305,19 @@ class Quiz:
 
     # -- due work (driven by the scheduler) -----------------------------------------------------
     async def next_due(self) -> datetime | None:
-        """The earliest moment at which process_due has something to do."""
+        """The earliest moment at which process_due has something to do.
+
+        Only rounds of platforms this process serves count: a round of a surface that is not
+        configured here waits, open, for a process that can reveal it.
+        """
+        platforms = tuple(self.ports)
+        marks = ",".join("?" * len(platforms))
         async with self.db.read() as tx:
             row = await tx.fetchone(
-                "SELECT MIN(deadline_at) AS d FROM rounds WHERE closed_at IS NULL"
+                f"""SELECT MIN(r.deadline_at) AS d FROM rounds r
+                    JOIN channels c ON c.id = r.channel_id JOIN teams t ON t.id = c.team_id
+                    WHERE r.closed_at IS NULL AND t.platform IN ({marks})""",
+                platforms,
             )
         candidates = [from_ms(int(row["d"]))] if row and row["d"] is not None else []
         candidates += [at for _, at in self._reveal_failures.values()]
@@ -329,6 +338,10 @@ class Quiz:
                 """r.run_id IS NOT NULL AND r.closed_at IS NOT NULL AND u.finished_at IS NULL
                    AND r.run_index = (SELECT MAX(run_index) FROM rounds WHERE run_id = r.run_id)""",
             )
+        served = set(self.ports)
+        overdue = [r for r in overdue if r.platform in served]
+        unrevealed = [r for r in unrevealed if r.platform in served]
+        stalled = [r for r in stalled if r.platform in served]
         for row in overdue:
             await self.close_round(row.id, "deadline")
         for row in unrevealed:

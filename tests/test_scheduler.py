@@ -10,7 +10,7 @@ from conftest import CHANNEL
 from helpers import RecordingPort
 
 from bot.clock import FakeClock
-from bot.model import UserRef
+from bot.model import ChannelRef, UserRef
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 
@@ -79,3 +79,26 @@ async def test_failed_reveal_is_retried_and_answers_are_kept(
     await clock.advance(60)
     await scheduler.caught_up()
     assert len(port.reveals) == 1 and port.reveals[0][1].total == 1
+
+
+async def test_rounds_of_platforms_not_served_here_stay_open(
+    db, make_quiz, clock: FakeClock
+) -> None:
+    """A process without the Discord adapter must not close and 'reveal' Discord rounds unseen."""
+    elsewhere = RecordingPort(platform="other")
+    poster = make_quiz(db, elsewhere)
+    view = await poster.start_round(ChannelRef("other", "T9", "C9"), window=timedelta(minutes=1))
+    assert view is not None
+    here = make_quiz(db, RecordingPort())  # serves only the "test" platform
+    sched = Scheduler(clock, here)
+    sched.start()
+    try:
+        await clock.advance(120)
+        await sched.caught_up()
+        row = await here.round_row(view.round_id)
+        assert row is not None and row.closed_at is None
+        assert await here.next_due() is None  # nothing to do: no busy loop on that round
+    finally:
+        await sched.stop()
+    await poster.process_due()
+    assert [v.round_id for _, v in elsewhere.reveals] == [view.round_id]

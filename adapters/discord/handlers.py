@@ -1,0 +1,108 @@
+"""What happens on a click or a slash command: core call, then one ephemeral reply.
+
+Clicks answer straight away (the core's answer is one short transaction, well inside Discord's
+3 seconds). Commands that post or edit public messages defer first, since that needs more round
+trips to Discord.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from adapters.discord.gate import Gate
+from adapters.discord.render import feedback_embed, reply_embed
+from bot.commands import Command, Context, Reply, dispatch
+from bot.i18n import t
+from bot.model import ChannelRef, Lang, UserRef
+from bot.quiz import Quiz
+from bot.views import NoticeView
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+# Commands that post or edit in the channel, and what the bot needs there to do it.
+POSTING = frozenset({"question", "start", "close", "daily"})
+NEEDED = ("view_channel", "send_messages", "embed_links")
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def channel_ref(interaction: discord.Interaction) -> ChannelRef:
+    return ChannelRef(PLATFORM, str(interaction.guild_id or 0), str(interaction.channel_id or 0))
+
+
+def user_ref(interaction: discord.Interaction) -> UserRef:
+    user = interaction.user
+    return UserRef(PLATFORM, str(interaction.guild_id or 0), str(user.id), user.display_name)
+
+
+def missing_permission(perms: discord.Permissions) -> str | None:
+    """The first permission the bot lacks for public posts, as a catalogue key suffix."""
+    return next((name for name in NEEDED if not getattr(perms, name)), None)
+
+
+class Handler:
+    def __init__(self, quiz: Quiz, gate: Gate) -> None:
+        self.quiz = quiz
+        self.gate = gate
+
+    async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
+        if not self.gate.enter():
+            return
+        try:
+            feedback = await self.quiz.answer(round_id, user_ref(interaction), option)
+            await interaction.response.send_message(
+                embed=feedback_embed(feedback), ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+        except Exception:
+            log.exception("click on round %s failed", round_id)
+            await self._fail(interaction, "en")
+        finally:
+            self.gate.leave()
+
+    async def on_command(self, interaction: discord.Interaction, command: Command) -> None:
+        if not self.gate.enter():
+            return
+        channel = channel_ref(interaction)
+        lang: Lang = "en"
+        try:
+            lang = await self.quiz.channel_lang(channel)
+            if command.name in POSTING:
+                lacking = missing_permission(interaction.app_permissions)
+                if lacking is not None:
+                    name = t(lang, f"discord_perm_{lacking}")
+                    text = t(lang, "discord_missing_permission", permission=name)
+                    await self._reply(interaction, NoticeView(lang, text, ok=False))
+                    return
+                await interaction.response.defer(ephemeral=True, thinking=True)
+
+            async def is_admin() -> bool:
+                return interaction.permissions.manage_guild
+
+            reply = await dispatch(
+                self.quiz, command, Context(channel, user_ref(interaction), is_admin)
+            )
+            await self._reply(interaction, reply)
+        except Exception:
+            log.exception("/zeroquiz %s failed", command.name)
+            await self._fail(interaction, lang)
+        finally:
+            self.gate.leave()
+
+    async def _reply(self, interaction: discord.Interaction, view: Reply) -> None:
+        embed = reply_embed(view)
+        if interaction.response.is_done():
+            await interaction.followup.send(
+                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+        else:
+            await interaction.response.send_message(
+                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+
+    async def _fail(self, interaction: discord.Interaction, lang: Lang) -> None:
+        try:
+            await self._reply(interaction, NoticeView(lang, t(lang, "discord_failed"), ok=False))
+        except Exception:
+            log.exception("could not report a failure to the user")

@@ -1,0 +1,127 @@
+"""The core's ChatPort on Discord: post, refresh and reveal question messages in channels.
+
+A message reference is "channel_id:message_id", so the scheduler can reveal a question posted
+by an earlier process. Every send uses AllowedMentions.none() (also the client default).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from datetime import timedelta
+
+import discord
+
+from adapters.discord.buttons import answer_buttons
+from adapters.discord.render import notice_embed, question_embed, reveal_embed
+from bot.clock import Clock
+from bot.model import ChannelRef
+from bot.ports import DeliveryError
+from bot.views import NoticeView, QuestionView, RevealView
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+EDIT_MAX_AGE = timedelta(hours=1)
+OLD_MESSAGE_EDITS_CAPPED = 30046  # Discord's error code for too many edits of old messages
+NO_MENTIONS = discord.AllowedMentions.none()
+MAX_NONCE = 25
+
+
+def parse_ref(ref: str) -> tuple[int, int]:
+    channel_id, message_id = ref.split(":", 1)
+    return int(channel_id), int(message_id)
+
+
+def nonce_for(key: str) -> str:
+    """Discord nonces are at most 25 characters; longer keys are hashed to fit."""
+    if len(key) <= MAX_NONCE:
+        return key
+    return hashlib.sha256(key.encode()).hexdigest()[:MAX_NONCE]
+
+
+def _reason(exc: discord.HTTPException) -> str:
+    return f"{exc.status} {exc.text or type(exc).__name__}".strip()
+
+
+class DiscordPort:
+    platform = PLATFORM
+    live_update_max_age: timedelta | None = EDIT_MAX_AGE
+
+    def __init__(self, client: discord.Client, clock: Clock) -> None:
+        self.client = client
+        self.clock = clock
+
+    def _channel(
+        self, channel: ChannelRef, channel_id: int | None = None
+    ) -> discord.PartialMessageable:
+        """A handle that needs no cache: works for channels the client hasn't seen since start."""
+        target = channel_id if channel_id is not None else int(channel.channel)
+        return self.client.get_partial_messageable(target, guild_id=int(channel.team))
+
+    def _require_ready(self) -> None:
+        if not self.client.is_ready():
+            raise DeliveryError("the Discord connection is not ready yet")
+
+    async def post_question(
+        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+    ) -> str | None:
+        """Post with the dedupe key as nonce (enforced), so a retried daily post is dropped."""
+        self._require_ready()
+        # Without a key discord.py picks a random nonce; with one, Discord drops a repeat.
+        nonce = nonce_for(dedupe_key) if dedupe_key else secrets.randbits(63)
+        try:
+            message = await self._channel(channel).send(
+                embed=question_embed(view),
+                view=answer_buttons(view),
+                allowed_mentions=NO_MENTIONS,
+                nonce=nonce,
+            )
+        except discord.HTTPException as exc:
+            raise DeliveryError(_reason(exc)) from exc
+        return f"{message.channel.id}:{message.id}"
+
+    async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
+        self._require_ready()
+        channel_id, message_id = parse_ref(ref)
+        message = self._channel(channel, channel_id).get_partial_message(message_id)
+        await message.edit(embed=question_embed(view), allowed_mentions=NO_MENTIONS)
+
+    async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
+        """Edit the question once into its reveal; post anew if the old message can't be edited."""
+        self._require_ready()
+        embed = reveal_embed(view)
+        if ref is not None:
+            channel_id, message_id = parse_ref(ref)
+            target = self._channel(channel, channel_id)
+            try:
+                await target.get_partial_message(message_id).edit(
+                    embed=embed, view=None, allowed_mentions=NO_MENTIONS
+                )
+                return
+            except discord.HTTPException as exc:
+                if not self._repost_instead(exc, message_id):
+                    raise DeliveryError(_reason(exc)) from exc
+                log.info(
+                    "question message %s not editable (%s); posting the reveal", ref, exc.status
+                )
+        try:
+            await self._channel(channel).send(embed=embed, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            raise DeliveryError(_reason(exc)) from exc
+
+    def _repost_instead(self, exc: discord.HTTPException, message_id: int) -> bool:
+        if isinstance(exc, discord.NotFound) or exc.code == OLD_MESSAGE_EDITS_CAPPED:
+            return True
+        age = self.clock.now() - discord.utils.snowflake_time(message_id)
+        return age > EDIT_MAX_AGE
+
+    async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
+        self._require_ready()
+        try:
+            await self._channel(channel).send(
+                embed=notice_embed(view), allowed_mentions=NO_MENTIONS
+            )
+        except discord.HTTPException as exc:
+            raise DeliveryError(_reason(exc)) from exc

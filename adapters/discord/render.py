@@ -1,0 +1,135 @@
+"""Core views -> Discord embeds and buttons. Pure functions, so every limit is unit-testable.
+
+All words come from the views (already localised by the core); this module only lays them out.
+Question texts are bounded by bot.bank.limits, which keeps every embed here inside Discord's limits.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.i18n import t
+from bot.views import (
+    Feedback,
+    LeaderboardView,
+    NoticeView,
+    QuestionView,
+    RevealView,
+    StatsView,
+)
+
+OPEN_COLOUR = discord.Colour.blurple()
+RIGHT_COLOUR = discord.Colour.green()
+WRONG_COLOUR = discord.Colour.red()
+INFO_COLOUR = discord.Colour.dark_grey()
+BAR_WIDTH = 10
+CUSTOM_ID_PREFIX = "zq:a"
+FOOTER_MAX = 2048
+DESCRIPTION_MAX = 4096
+TEMPLATE = r"zq:a:(?P<round>\d+):(?P<opt>\d)"
+
+
+def clip(text: str, limit: int) -> str:
+    """Names come from users, so lines carrying them are cut to the field's limit."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def answer_custom_id(round_id: int, option: int) -> str:
+    """The button's custom_id: everything a click needs to find its round after a restart."""
+    return f"{CUSTOM_ID_PREFIX}:{round_id}:{option}"
+
+
+def _stamp(view: QuestionView) -> str:
+    # Discord renders <t:...:t> in each reader's own time zone.
+    return f"<t:{int(view.closes_at.timestamp())}:t>"
+
+
+def question_embed(view: QuestionView) -> discord.Embed:
+    """The public question with its live answer count."""
+    closes_line = t(view.lang, "closes_at", time=_stamp(view))
+    count_line = t(view.lang, "answer_count", count=view.answer_count)
+    options = "\n".join(f"**{o.letter})** {o.text}" for o in view.options)
+    embed = discord.Embed(
+        title=view.title,
+        description=f"{view.prompt}\n\n{options}\n\n{closes_line}",
+        colour=OPEN_COLOUR,
+    )
+    embed.set_footer(text=f"{count_line}\n{view.hint}")
+    return embed
+
+
+def question_button_specs(view: QuestionView) -> list[tuple[str, str]]:
+    """(label, custom_id) for each option, in display order: one row of at most five."""
+    return [(o.letter, answer_custom_id(view.round_id, i)) for i, o in enumerate(view.options)]
+
+
+def bar(share: float) -> str:
+    filled = round(share * BAR_WIDTH)
+    return "█" * filled + "░" * (BAR_WIDTH - filled)
+
+
+def reveal_embed(view: RevealView) -> discord.Embed:
+    """The closed question: correct option marked, explanation, spread bars, number right."""
+    options = "\n".join(
+        f"{'✅' if row.correct else '▫️'} **{row.letter})** {row.text}" for row in view.spread
+    )
+    embed = discord.Embed(
+        title=view.title,
+        description=f"{view.prompt}\n\n{options}\n\n**{view.answer_line}**",
+        colour=RIGHT_COLOUR,
+    )
+    embed.add_field(name=view.why_label, value=view.explanation, inline=False)
+    spread = "\n".join(
+        f"{row.letter}) `{bar(row.share)}` {row.count} · {row.share:.0%}" for row in view.spread
+    )
+    embed.add_field(name=view.spread_label, value=spread, inline=False)
+    footer = "\n".join(line for line in (view.summary, view.fastest, view.streaks) if line)
+    embed.set_footer(text=clip(footer, FOOTER_MAX))
+    return embed
+
+
+def feedback_embed(feedback: Feedback) -> discord.Embed:
+    """The private reply to a click: right or wrong, the correct option and why."""
+    colour = {"correct": RIGHT_COLOUR, "wrong": WRONG_COLOUR}.get(feedback.status, INFO_COLOUR)
+    text = feedback.headline
+    if feedback.points:
+        text += "\n" + t(feedback.lang, "feedback_points", points=feedback.points)
+    embed = discord.Embed(description=text, colour=colour)
+    if feedback.explanation:
+        embed.add_field(name=feedback.why_label, value=feedback.explanation, inline=False)
+    return embed
+
+
+def notice_embed(view: NoticeView) -> discord.Embed:
+    parts = [view.text] if view.text != view.title else []
+    parts += list(view.lines)
+    embed = discord.Embed(
+        title=view.title or None,
+        description="\n".join(parts) or None,
+        colour=INFO_COLOUR if view.ok else WRONG_COLOUR,
+    )
+    return embed
+
+
+def leaderboard_embed(view: LeaderboardView) -> discord.Embed:
+    lines = list(view.lines) or [view.empty_text]
+    if view.me_line:
+        lines += ["", f"**{view.me_line}**"]
+    description = clip("\n".join(lines), DESCRIPTION_MAX)
+    return discord.Embed(title=view.title, description=description, colour=OPEN_COLOUR)
+
+
+def stats_embed(view: StatsView) -> discord.Embed:
+    embed = discord.Embed(title=view.title, description=view.name, colour=OPEN_COLOUR)
+    for label, value in view.lines:
+        embed.add_field(name=label, value=value, inline=True)
+    return embed
+
+
+def reply_embed(view: NoticeView | LeaderboardView | StatsView) -> discord.Embed:
+    """Any command reply (dispatch's Reply union) as one embed."""
+    if isinstance(view, LeaderboardView):
+        return leaderboard_embed(view)
+    if isinstance(view, StatsView):
+        return stats_embed(view)
+    return notice_embed(view)

@@ -1,0 +1,111 @@
+"""The Discord surface for `zeroquiz serve`: built from the environment, started beside others.
+
+The port is registered when the surface is built (before the scheduler's first pass), so a reveal
+that falls due while the client is still connecting is retried by the core instead of dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+
+import discord
+
+from adapters.discord.client import ZeroQuizClient
+from adapters.discord.config import DiscordConfig, config_from_env, point_at
+from adapters.discord.gate import Gate
+from adapters.discord.handlers import Handler
+from adapters.discord.port import DiscordPort
+from adapters.discord.sync import SyncState, state_path_for
+from adapters.runtime import ConfigError, Runtime
+
+log = logging.getLogger(__name__)
+
+READY_TIMEOUT = 60.0
+DRAIN_TIMEOUT = 10.0
+
+
+class DiscordSurface:
+    name = "discord"
+
+    def __init__(
+        self,
+        config: DiscordConfig,
+        runtime: Runtime,
+        *,
+        guild_ready_timeout: float = 2.0,
+        ready_timeout: float = READY_TIMEOUT,
+    ) -> None:
+        self.config = config
+        self.runtime = runtime
+        self.ready_timeout = ready_timeout
+        self.gate = Gate()
+        state_path = state_path_for(str(runtime.db.path))
+        self.client = ZeroQuizClient(
+            Handler(runtime.quiz, self.gate),
+            guild_id=config.guild_id,
+            sync_state=SyncState(state_path) if state_path else None,
+            guild_ready_timeout=guild_ready_timeout,
+        )
+        self.port = DiscordPort(self.client, runtime.clock)
+        runtime.quiz.add_port(self.port)
+        self._task: asyncio.Task[None] | None = None
+        self._restore: Callable[[], None] | None = None
+
+    async def start(self) -> None:
+        """Log in, sync commands if needed and connect; returns once ready (never blocks on run)."""
+        self._restore = point_at(self.config.api_url, self.config.gateway_url)
+        self._task = asyncio.create_task(self.client.start(self.config.token), name="discord")
+        ready = asyncio.create_task(self.client.ready.wait())
+        done, _ = await asyncio.wait(
+            {self._task, ready}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if ready in done:
+            self._task.add_done_callback(_report_end)
+            return
+        ready.cancel()
+        error = None
+        if self._task in done and not self._task.cancelled():
+            error = self._task.exception()
+        await self._shutdown()
+        if isinstance(error, discord.LoginFailure):
+            raise ConfigError(
+                "DISCORD_TOKEN was rejected by Discord (401 Unauthorized): copy the bot token "
+                "again from the Developer Portal (your application → Bot → Reset Token)"
+            )
+        if error is not None:
+            raise ConfigError(f"could not connect to Discord: {type(error).__name__}: {error}")
+        raise ConfigError(f"Discord did not become ready within {self.ready_timeout:.0f} s")
+
+    async def stop(self) -> None:
+        """Refuse new interactions, finish those acknowledged, then close the connection."""
+        await self.gate.close(DRAIN_TIMEOUT)
+        await self._shutdown()
+
+    async def _shutdown(self) -> None:
+        await self.client.close()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+        if self._restore is not None:
+            self._restore()
+            self._restore = None
+
+
+def _report_end(task: asyncio.Task[None]) -> None:
+    """discord.py reconnects by itself; if its task still ends with an error, say so loudly."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the Discord connection ended: %r", task.exception())
+
+
+def surface_from_env(
+    env: Mapping[str, str], runtime: Runtime, *, guild_ready_timeout: float = 2.0
+) -> DiscordSurface | None:
+    """None if DISCORD_TOKEN is unset; ConfigError naming any malformed variable."""
+    config = config_from_env(env)
+    if config is None:
+        return None
+    return DiscordSurface(config, runtime, guild_ready_timeout=guild_ready_timeout)

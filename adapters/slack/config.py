@@ -1,0 +1,91 @@
+"""Slack settings from the environment, checked at start-up.
+
+Errors name the variable and what is wrong with it, never its value: the message ends up in
+logs and terminals, and most of these values are secrets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from adapters.runtime import ConfigError
+
+DEFAULT_API_URL = "https://slack.com/api/"
+_USER_ID = re.compile(r"[UW][A-Z0-9]+")
+
+
+@dataclass(frozen=True)
+class SlackConfig:
+    bot_token: str = field(repr=False)
+    app_token: str | None = field(default=None, repr=False)
+    signing_secret: str | None = field(default=None, repr=False)
+    api_url: str = DEFAULT_API_URL
+    admins: frozenset[str] = frozenset()
+
+    @property
+    def socket_mode(self) -> bool:
+        """Socket Mode wins when both are set: it needs no public URL."""
+        return self.app_token is not None
+
+
+def load_config(env: Mapping[str, str]) -> SlackConfig | None:
+    """The Slack settings, or None when no Slack variable is set at all."""
+    bot = _get(env, "SLACK_BOT_TOKEN")
+    app = _get(env, "SLACK_APP_TOKEN")
+    secret = _get(env, "SLACK_SIGNING_SECRET")
+    if bot is None and app is None and secret is None:
+        return None
+    if bot is None:
+        raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, starting with xoxb-)")
+    _token(bot, "SLACK_BOT_TOKEN", "xoxb-")
+    if app is not None:
+        _token(app, "SLACK_APP_TOKEN", "xapp-")
+    if secret is not None and not re.fullmatch(r"[0-9A-Za-z]{16,}", secret):
+        raise ConfigError("SLACK_SIGNING_SECRET is malformed (expected the app's signing secret)")
+    if _get(env, "SLACK_CLIENT_ID") and _get(env, "SLACK_CLIENT_SECRET"):
+        # Bolt reads these two itself and would switch to multi-workspace OAuth, ignoring the token.
+        raise ConfigError(
+            "unset SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: ZeroQuiz runs as a single-workspace "
+            "app with SLACK_BOT_TOKEN"
+        )
+    if app is None and secret is None:
+        raise ConfigError(
+            "set SLACK_APP_TOKEN (xapp-, Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)"
+        )
+    return SlackConfig(
+        bot_token=bot,
+        app_token=app,
+        signing_secret=secret,
+        api_url=normalise_api_url(_get(env, "SLACK_API_URL") or DEFAULT_API_URL),
+        admins=_admins(_get(env, "ZEROQUIZ_SLACK_ADMINS") or ""),
+    )
+
+
+def normalise_api_url(url: str) -> str:
+    """slack_sdk joins method names onto the base URL, so it must end with exactly one '/'."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+        raise ConfigError("SLACK_API_URL must be an http(s) URL like https://slack.com/api/")
+    return url.rstrip("/") + "/"
+
+
+def _get(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    return value or None
+
+
+def _token(value: str, name: str, prefix: str) -> None:
+    if not value.startswith(prefix) or len(value) <= len(prefix) or re.search(r"\s", value):
+        raise ConfigError(f"{name} is malformed (it must start with {prefix})")
+
+
+def _admins(value: str) -> frozenset[str]:
+    ids = [part.strip() for part in value.split(",") if part.strip()]
+    if any(not _USER_ID.fullmatch(i) for i in ids):
+        raise ConfigError(
+            "ZEROQUIZ_SLACK_ADMINS must be comma-separated Slack user IDs (like U0123ABCD)"
+        )
+    return frozenset(ids)

@@ -1,0 +1,97 @@
+"""SlackPort: how the core reaches a Slack channel for things nobody clicked.
+
+A posted question's reference is its message `ts`; live counts and the reveal edit that same
+message with chat.update, so the channel keeps one message per question.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack import blocks
+from adapters.slack.web import error_code, reason_for
+from bot.model import ChannelRef, Lang
+from bot.ports import DeliveryError
+from bot.views import NoticeView, QuestionView, RevealView
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+# The message was deleted or can't be edited: a reveal is then posted as a new message.
+_GONE = frozenset({"message_not_found", "cant_update_message", "edit_window_closed"})
+
+
+class SlackPort:
+    platform = PLATFORM
+    live_update_max_age: timedelta | None = None  # Slack has no cap on editing old messages
+
+    def __init__(
+        self, client: AsyncWebClient, lang_of: Callable[[ChannelRef], Awaitable[Lang]]
+    ) -> None:
+        self.client = client
+        self._lang_of = lang_of
+
+    async def post_question(
+        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+    ) -> str | None:
+        # Slack has no idempotency key for chat.postMessage; dedupe_key is not needed here.
+        return await self._post(channel, blocks.question_message(view))
+
+    async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
+        await self._update(channel, ref, blocks.question_message(view))
+
+    async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
+        message = blocks.reveal_message(view)
+        if ref is not None:
+            try:
+                await self._update(channel, ref, message)
+                return
+            except _Gone:
+                log.info("question message %s in %s is gone; posting the reveal anew", ref, channel)
+        await self._post(channel, message)
+
+    async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
+        await self._post(channel, blocks.notice_message(view))
+
+    async def _post(self, channel: ChannelRef, message: blocks.SlackMessage) -> str | None:
+        try:
+            response = await self.client.chat_postMessage(
+                channel=channel.channel,
+                text=message.text,
+                blocks=message.blocks,
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except Exception as exc:
+            raise await self._delivery_error("chat.postMessage", channel, exc) from exc
+        ts: Any = response.get("ts")
+        return str(ts) if ts else None
+
+    async def _update(self, channel: ChannelRef, ts: str, message: blocks.SlackMessage) -> None:
+        try:
+            await self.client.chat_update(
+                channel=channel.channel, ts=ts, text=message.text, blocks=message.blocks
+            )
+        except SlackApiError as exc:
+            if error_code(exc) in _GONE:
+                raise _Gone(error_code(exc)) from exc
+            raise await self._delivery_error("chat.update", channel, exc) from exc
+        except Exception as exc:
+            raise await self._delivery_error("chat.update", channel, exc) from exc
+
+    async def _delivery_error(
+        self, method: str, channel: ChannelRef, exc: Exception
+    ) -> DeliveryError:
+        code = error_code(exc)
+        log.warning("%s to channel %s failed: %s", method, channel.channel, code)
+        return DeliveryError(reason_for(code, await self._lang_of(channel)))
+
+
+class _Gone(DeliveryError):
+    """The message to edit no longer exists."""

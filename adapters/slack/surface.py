@@ -1,0 +1,133 @@
+"""The Slack surface for `zeroquiz serve`: Socket Mode or HTTP mode, sharing the loop and core.
+
+Socket Mode (SLACK_APP_TOKEN) opens an outbound websocket: no public URL needed. HTTP mode
+(SLACK_SIGNING_SECRET) serves Bolt's aiohttp app on host:port at /slack/events with the signature
+check on. Neither blocks the loop, so Discord can run beside it in the same process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+import aiohttp
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.runtime import ConfigError, Runtime
+from adapters.slack.config import SlackConfig, load_config
+from adapters.slack.handlers import SlackHandlers
+from adapters.slack.inflight import Inflight
+from adapters.slack.port import SlackPort
+from adapters.slack.users import SlackUsers
+from adapters.slack.web import build_client, error_code
+
+log = logging.getLogger(__name__)
+bolt_log = logging.getLogger("adapters.slack.bolt")
+
+
+class _DropTokenNotice(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN itself and warns it is unused, as we pass a client built from
+    that very token: a misleading warning on every start."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in record.getMessage()
+
+
+bolt_log.addFilter(_DropTokenNotice())
+
+EVENTS_PATH = "/slack/events"
+DRAIN_SECONDS = 10.0
+_BAD_TOKEN = frozenset({"invalid_auth", "not_authed", "token_revoked", "account_inactive"})
+
+
+def surface_from_env(
+    env: Mapping[str, str], runtime: Runtime, *, host: str, port: int
+) -> SlackSurface | None:
+    """The Slack surface if Slack is configured; ConfigError names any bad variable."""
+    config = load_config(env)
+    if config is None:
+        return None
+    return SlackSurface(config, runtime, host=host, port=port)
+
+
+class SlackSurface:
+    name = "slack"
+
+    def __init__(self, config: SlackConfig, runtime: Runtime, *, host: str, port: int) -> None:
+        self.config = config
+        self.runtime = runtime
+        self.host = host
+        self.port = port
+        self.inflight = Inflight()
+        self.app: AsyncApp | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._socket: AsyncSocketModeHandler | None = None
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()  # nothing half-open is left behind (sessions, sockets, ports)
+            raise
+
+    async def _start(self) -> None:
+        self._session = aiohttp.ClientSession()
+        client = build_client(self.config.bot_token, self.config.api_url, self._session)
+        await self._check_token(client)
+        quiz = self.runtime.quiz
+        quiz.add_port(SlackPort(client, quiz.channel_lang))
+        self.app = AsyncApp(
+            client=client,
+            signing_secret=self.config.signing_secret or "",
+            name="zeroquiz",
+            logger=bolt_log,
+        )
+        users = SlackUsers(client, self.config.admins)
+        SlackHandlers(quiz, users, self.inflight).register(self.app)
+        if self.config.app_token is not None:
+            self._socket = AsyncSocketModeHandler(self.app, app_token=self.config.app_token)
+            await self._socket.connect_async()  # type: ignore[no-untyped-call]
+            log.info("Slack: connected in Socket Mode")
+        else:
+            self._runner = web.AppRunner(
+                self.app.web_app(path=EVENTS_PATH), handle_signals=False, access_log=None
+            )
+            await self._runner.setup()
+            await web.TCPSite(self._runner, self.host, self.port).start()
+            log.info("Slack: HTTP mode on %s", self.url)
+
+    @property
+    def url(self) -> str | None:
+        """Where Slack should send requests in HTTP mode (the real port when 0 was asked)."""
+        if self._runner is None or not self._runner.addresses:
+            return None
+        host, port = self._runner.addresses[0][:2]
+        return f"http://{host}:{port}{EVENTS_PATH}"
+
+    async def stop(self) -> None:
+        if self._socket is not None:
+            await self._socket.close_async()  # type: ignore[no-untyped-call]
+            self._socket = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        await self.inflight.drain(DRAIN_SECONDS)
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def _check_token(self, client: AsyncWebClient) -> None:
+        """Fail at start-up, by variable name, rather than on the first click."""
+        try:
+            await client.auth_test()
+        except Exception as exc:
+            code = error_code(exc)
+            if code in _BAD_TOKEN:
+                raise ConfigError(f"SLACK_BOT_TOKEN was rejected by Slack ({code})") from None
+            raise ConfigError(
+                f"could not reach the Slack Web API at SLACK_API_URL ({code})"
+            ) from None

@@ -1,0 +1,90 @@
+"""Who is clicking: display names for leaderboards, and admin rights for admin commands.
+
+Names come from users.info and are cached in memory (leaderboards show names, never mentions,
+so nobody is pinged). Admin rights are looked up fresh for every admin action, so a demoted
+admin loses them at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.web import error_code
+
+log = logging.getLogger(__name__)
+
+NAME_TTL_SECONDS = 3600.0
+
+
+class SlackUsers:
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        admins: frozenset[str],
+        *,
+        ttl: float = NAME_TTL_SECONDS,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = client
+        self.admins = admins
+        self.ttl = ttl
+        self._now = now
+        self._names: dict[str, tuple[str, float]] = {}
+        self._lookups: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
+
+    async def display_name(self, user_id: str, fallback: str = "") -> str:
+        """The name people see in Slack; `fallback` (the handle) if users.info fails."""
+        cached = self._names.get(user_id)
+        if cached is not None and self._now() - cached[1] < self.ttl:
+            return cached[0]
+        info = await self._info(user_id)
+        return _name(info) if info else (cached[0] if cached else fallback)
+
+    async def is_admin(self, user_id: str) -> bool:
+        """Listed in ZEROQUIZ_SLACK_ADMINS, or a workspace admin or owner right now."""
+        if user_id in self.admins:
+            return True
+        info = await self._info(user_id)
+        if info is None:
+            return False  # when Slack can't tell, refuse: admin actions are never assumed
+        return any(info.get(k) for k in ("is_admin", "is_owner", "is_primary_owner"))
+
+    async def _info(self, user_id: str) -> dict[str, Any] | None:
+        """One users.info call per user at a time, however many clicks arrive together."""
+        task = self._lookups.get(user_id)
+        if task is None:
+            task = asyncio.create_task(self._fetch(user_id))
+            self._lookups[user_id] = task
+            task.add_done_callback(lambda _: self._lookups.pop(user_id, None))
+        return await asyncio.shield(task)
+
+    async def _fetch(self, user_id: str) -> dict[str, Any] | None:
+        try:
+            response = await self.client.users_info(user=user_id)
+        except Exception as exc:
+            log.warning("users.info for %s failed: %s", user_id, error_code(exc))
+            return None
+        user = response.get("user")
+        if not isinstance(user, dict):
+            return None
+        self._names[user_id] = (_name(user), self._now())
+        return user
+
+
+def _name(user: dict[str, Any]) -> str:
+    profile = user.get("profile") or {}
+    for candidate in (
+        profile.get("display_name"),
+        profile.get("real_name"),
+        user.get("real_name"),
+        user.get("name"),
+    ):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate.strip()
+    return str(user.get("id", ""))

@@ -1,0 +1,76 @@
+"""The Web API client and what its errors mean to the person who typed the command.
+
+Rate limits (HTTP 429) and dropped connections are retried by slack_sdk's retry handlers; any error
+left after that becomes a DeliveryError whose reason says how to fix it.
+"""
+
+from __future__ import annotations
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.i18n import t
+from bot.model import Lang
+
+TIMEOUT_SECONDS = 15
+
+# Slack error codes -> catalogue keys whose text tells an admin what to do.
+_REASONS: dict[str, str] = {
+    "not_in_channel": "slack_err_not_in_channel",
+    "channel_not_found": "slack_err_channel_not_found",
+    "is_archived": "slack_err_is_archived",
+    "restricted_action": "slack_err_restricted",
+    "restricted_action_read_only_channel": "slack_err_restricted",
+    "restricted_action_thread_only_channel": "slack_err_restricted",
+    "restricted_action_non_threadable_channel": "slack_err_restricted",
+    "team_access_not_granted": "slack_err_restricted",
+    "ekm_access_denied": "slack_err_restricted",
+    "missing_scope": "slack_err_missing_scope",
+    "not_allowed_token_type": "slack_err_missing_scope",
+    "invalid_auth": "slack_err_auth",
+    "not_authed": "slack_err_auth",
+    "token_revoked": "slack_err_auth",
+    "account_inactive": "slack_err_auth",
+    "ratelimited": "slack_err_busy",
+}
+
+
+def build_client(
+    token: str, base_url: str, session: aiohttp.ClientSession | None = None
+) -> AsyncWebClient:
+    """One client for the app: shared connection pool, retries on 429 and connection errors."""
+    return AsyncWebClient(
+        token=token,
+        base_url=base_url,
+        session=session,
+        timeout=TIMEOUT_SECONDS,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+        ],
+    )
+
+
+def error_code(exc: BaseException) -> str:
+    """Slack's error code (`not_in_channel`...), or a short name for a transport failure."""
+    if isinstance(exc, SlackApiError):
+        data = exc.response.data  # not a dict when something other than Slack answered
+        if isinstance(data, dict) and data.get("error"):
+            return str(data["error"])
+        return f"http_{exc.response.status_code}"
+    if isinstance(exc, aiohttp.ClientError | TimeoutError):
+        return "unreachable"
+    return type(exc).__name__
+
+
+def reason_for(code: str, lang: Lang) -> str:
+    """A sentence for the person who asked: what went wrong and how to fix it."""
+    if code == "unreachable":
+        return t(lang, "slack_err_unreachable")
+    key = _REASONS.get(code)
+    return t(lang, key) if key else t(lang, "slack_err_other", error=code)

@@ -1,0 +1,634 @@
+"""A fake Discord (REST + gateway) on 127.0.0.1: end-to-end tests with the real discord.py client.
+
+Follows ../shared/reference/platform-testing.md. Every request body the bot sends that Discord
+would validate (message create/edit, interaction callbacks, webhook followups, command
+registration) is checked against Discord's own OpenAPI description plus the limits the schema
+can't express (6000 embed characters, no mentions); a body Discord would reject is answered with
+400 and recorded in `problems`, which the fixtures assert empty at teardown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import discord
+import jsonschema
+import pytest
+import yarl
+from aiohttp import WSMsgType, web
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from adapters.discord.surface import DiscordSurface, surface_from_env
+from adapters.runtime import Runtime
+from bot.bank import Bank
+from bot.clock import FakeClock
+
+SPEC_PATH = Path("/work/shared/reference/discord-openapi.json")
+SPEC_URI = "urn:discord-openapi"
+TOKEN = "fake-token.not-a-real-one.0123456789"
+APP_ID = 111000000000000001
+BOT_ID = 111000000000000002
+OWNER_ID = 111000000000000003
+GUILD_ID = 222000000000000001
+CHANNEL_ID = 333000000000000001
+EPHEMERAL = 64
+MANAGE_GUILD = discord.Permissions(manage_guild=True).value
+BOT_PERMS = discord.Permissions(view_channel=True, send_messages=True, embed_links=True).value
+
+Json = dict[str, Any]
+
+
+@cache
+def _registry() -> tuple[Json, Registry[Any]]:
+    spec = json.loads(SPEC_PATH.read_text())
+    resource = Resource.from_contents(spec, default_specification=DRAFT202012)
+    return spec, Registry().with_resource(SPEC_URI, resource)
+
+
+@cache
+def validator(path: str, method: str) -> jsonschema.protocols.Validator:
+    """The JSON request-body validator for one operation of Discord's OpenAPI description."""
+    spec, registry = _registry()
+    schema = spec["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+    rooted = json.loads(json.dumps(schema).replace('"#/', f'"{SPEC_URI}#/'))
+    return jsonschema.Draft202012Validator(rooted, registry=registry)
+
+
+def embed_total(embed: Json) -> int:
+    """Characters Discord counts against the 6000 per message."""
+    total = len(embed.get("title") or "") + len(embed.get("description") or "")
+    total += len((embed.get("footer") or {}).get("text") or "")
+    total += len((embed.get("author") or {}).get("name") or "")
+    for f in embed.get("fields") or []:
+        total += len(f.get("name") or "") + len(f.get("value") or "")
+    return total
+
+
+def message_problems(body: Json) -> list[str]:
+    """Limits outside the schema: embed totals, and that nothing can ping anyone."""
+    problems = []
+    embeds = body.get("embeds") or []
+    if sum(embed_total(e) for e in embeds) > 6000:
+        problems.append("embeds exceed 6000 characters")
+    for e in embeds:
+        if "fields" in e and len(e["fields"]) > 25:
+            problems.append("more than 25 fields")
+    if ("content" in body or "embeds" in body) and body.get("allowed_mentions") != {"parse": []}:
+        problems.append(f"allowed_mentions is not none: {body.get('allowed_mentions')!r}")
+    return problems
+
+
+def user(n: int, name: str | None = None) -> Json:
+    return {
+        "id": str(500000000000000000 + n),
+        "username": f"user{n}",
+        "discriminator": "0",
+        "global_name": name or f"User {n}",
+        "avatar": None,
+    }
+
+
+def iso(at: datetime) -> str:
+    return at.isoformat()
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    body: Any
+
+
+@dataclass
+class FakeDiscord:
+    now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    token: str = TOKEN
+    app_perms: int = BOT_PERMS
+    problems: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    messages: dict[int, Json] = field(default_factory=dict)
+    responses: dict[str, list[Json]] = field(default_factory=dict)  # by interaction token
+    command_puts: list[tuple[str, list[Json]]] = field(default_factory=list)
+    posted: list[int] = field(default_factory=list)  # channel messages, in order
+    identifies: int = 0
+    intents: int | None = None  # as sent in the last IDENTIFY
+    refuse_old_edits: bool = False  # answer edits of messages older than an hour with 30046
+    refused_edits: int = 0
+    hold_callbacks: asyncio.Event | None = None
+    sent_at: dict[str, float] = field(default_factory=dict)  # interaction token -> event sent
+    answered_at: dict[str, float] = field(default_factory=dict)  # -> first callback arrived
+    url: str = ""
+
+    def __post_init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._seq = itertools.count(1)
+        self._sockets: list[web.WebSocketResponse] = []
+        self._runner: web.AppRunner | None = None
+        self._commands: list[Json] = []
+        self._nonces: dict[str, int] = {}
+
+    # -- ids and objects ------------------------------------------------------------------------
+    def snowflake(self) -> int:
+        return discord.utils.time_snowflake(self.now()) + next(self._ids)
+
+    @property
+    def bot_user(self) -> Json:
+        return {
+            "id": str(BOT_ID),
+            "username": "ZeroQuiz",
+            "discriminator": "0",
+            "global_name": None,
+            "avatar": None,
+            "bot": True,
+            "flags": 0,
+        }
+
+    def _message(self, channel_id: str, body: Json, flags: int = 0) -> Json:
+        mid = self.snowflake()
+        message = {
+            "id": str(mid),
+            "channel_id": channel_id,
+            "type": 0,
+            "content": body.get("content") or "",
+            "author": self.bot_user,
+            "embeds": body.get("embeds") or [],
+            "attachments": [],
+            "mentions": [],
+            "mention_roles": [],
+            "mention_everyone": False,
+            "pinned": False,
+            "tts": False,
+            "timestamp": iso(self.now()),
+            "edited_timestamp": None,
+            "flags": flags | (body.get("flags") or 0),
+            "components": body.get("components") or [],
+        }
+        self.messages[mid] = message
+        return message
+
+    # -- REST -----------------------------------------------------------------------------------
+    @staticmethod
+    def _json(data: Any, status: int = 200) -> web.Response:
+        # Exactly application/json: discord.py compares the header string.
+        return web.Response(
+            body=json.dumps(data).encode(), status=status, content_type="application/json"
+        )
+
+    def _check(
+        self, request: web.Request, body: Any, path: str, method: str
+    ) -> web.Response | None:
+        found = [
+            f"{request.method} {request.path}: {e.json_path}: {e.message[:200]}"
+            for e in validator(path, method).iter_errors(body)
+        ]
+        if isinstance(body, dict):
+            message = body.get("data") if path.endswith("/callback") else body
+            if isinstance(message, dict) and body.get("type") != 5:
+                found += [
+                    f"{request.method} {request.path}: {p}" for p in message_problems(message)
+                ]
+        if not found:
+            return None
+        self.problems.extend(found)
+        return self._json({"code": 50035, "message": "Invalid Form Body", "errors": found}, 400)
+
+    async def _read(self, request: web.Request) -> Any:
+        body = await request.json() if request.can_read_body else None
+        self.calls.append(Call(request.method, request.path, body))
+        return body
+
+    def _authorized(self, request: web.Request) -> bool:
+        return request.headers.get("Authorization") == f"Bot {self.token}"
+
+    async def users_me(self, request: web.Request) -> web.Response:
+        await self._read(request)
+        if not self._authorized(request):
+            return self._json({"message": "401: Unauthorized", "code": 0}, 401)
+        return self._json(self.bot_user)
+
+    async def application(self, request: web.Request) -> web.Response:
+        await self._read(request)
+        owner = user(0, "Owner") | {"id": str(OWNER_ID)}
+        return self._json(
+            {
+                "id": str(APP_ID),
+                "name": "ZeroQuiz",
+                "description": "",
+                "icon": None,
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": owner,
+                "verify_key": "0" * 64,
+                "flags": 0,
+            }
+        )
+
+    async def put_commands(self, request: web.Request) -> web.Response:
+        body = await self._read(request)
+        guild = request.match_info.get("guild")
+        path = "/applications/{application_id}/commands"
+        if guild:
+            path = "/applications/{application_id}/guilds/{guild_id}/commands"
+        if (bad := self._check(request, body, path, "put")) is not None:
+            return bad
+        self.command_puts.append((guild or "global", body))
+        self._commands = [
+            cmd
+            | {"id": str(self.snowflake()), "application_id": str(APP_ID), "version": "1"}
+            | ({"guild_id": guild} if guild else {})
+            for cmd in body
+        ]
+        return self._json(self._commands)
+
+    async def create_message(self, request: web.Request) -> web.Response:
+        body = await self._read(request)
+        if (
+            bad := self._check(request, body, "/channels/{channel_id}/messages", "post")
+        ) is not None:
+            return bad
+        nonce = body.get("nonce") if body.get("enforce_nonce") else None
+        if nonce is not None and nonce in self._nonces:  # Discord drops a repeat, returns the first
+            return self._json(self.messages[self._nonces[nonce]])
+        message = self._message(request.match_info["channel"], body)
+        self.posted.append(int(message["id"]))
+        if nonce is not None:
+            self._nonces[nonce] = int(message["id"])
+        return self._json(message)
+
+    async def edit_message(self, request: web.Request) -> web.Response:
+        body = await self._read(request)
+        path = "/channels/{channel_id}/messages/{message_id}"
+        if (bad := self._check(request, body, path, "patch")) is not None:
+            return bad
+        message = self.messages.get(int(request.match_info["message"]))
+        if message is None:
+            return self._json({"message": "Unknown Message", "code": 10008}, 404)
+        age = self.now() - discord.utils.snowflake_time(int(message["id"]))
+        if self.refuse_old_edits and age > timedelta(hours=1):
+            self.refused_edits += 1
+            error = "Maximum number of edits to messages older than 1 hour reached."
+            return self._json({"message": error, "code": 30046}, 400)
+        for key in ("content", "embeds", "components"):
+            if key in body:
+                message[key] = body[key] or ([] if key != "content" else "")
+        message["edited_timestamp"] = iso(self.now())
+        return self._json(message)
+
+    async def callback(self, request: web.Request) -> web.Response:
+        body = await self._read(request)
+        path = "/interactions/{interaction_id}/{interaction_token}/callback"
+        if (bad := self._check(request, body, path, "post")) is not None:
+            return bad
+        token = request.match_info["token"]
+        kind = body["type"]
+        data = body.get("data") or {}
+        self.responses.setdefault(token, []).append(body)
+        self.answered_at.setdefault(token, time.monotonic())
+        if self.hold_callbacks is not None:  # a slow Discord: the bot waits for this answer
+            await self.hold_callbacks.wait()
+        ephemeral = bool((data.get("flags") or 0) & EPHEMERAL)
+        head: Json = {
+            "id": request.match_info["interaction"],
+            "type": 2,
+            "response_message_loading": kind == 5,
+            "response_message_ephemeral": ephemeral,
+        }
+        reply: Json = {"interaction": head}
+        if kind in (4, 7):
+            message = self._message(str(CHANNEL_ID), data)
+            head["response_message_id"] = message["id"]
+            reply["resource"] = {"type": kind, "message": message}
+        return self._json(reply)
+
+    async def followup(self, request: web.Request) -> web.Response:
+        body = await self._read(request)
+        if bad := self._check(request, body, "/webhooks/{webhook_id}/{webhook_token}", "post"):
+            return bad
+        self.responses.setdefault(request.match_info["token"], []).append(body)
+        return self._json(self._message(str(CHANNEL_ID), body))
+
+    async def edit_original(self, request: web.Request) -> web.Response:
+        body = await self._read(request)
+        path = "/webhooks/{webhook_id}/{webhook_token}/messages/@original"
+        if (bad := self._check(request, body, path, "patch")) is not None:
+            return bad
+        self.responses.setdefault(request.match_info["token"], []).append(body)
+        return self._json(self._message(str(CHANNEL_ID), body))
+
+    async def unknown(self, request: web.Request) -> web.Response:
+        await self._read(request)
+        self.problems.append(f"unexpected call {request.method} {request.path}")
+        return self._json({"message": "404: Not Found", "code": 0}, 404)
+
+    # -- gateway --------------------------------------------------------------------------------
+    async def gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 45000}})
+        async for msg in ws:
+            if msg.type != WSMsgType.TEXT:
+                continue
+            payload = json.loads(msg.data)
+            if payload["op"] == 1:
+                await ws.send_json({"op": 11})
+            elif payload["op"] == 2:
+                self.identifies += 1
+                self.intents = int(payload["d"]["intents"])
+                await self._dispatch(ws, "READY", self._ready())
+                await self._dispatch(ws, "GUILD_CREATE", self._guild())
+        if ws in self._sockets:
+            self._sockets.remove(ws)
+        return ws
+
+    async def _dispatch(self, ws: web.WebSocketResponse, event: str, data: Json) -> None:
+        await ws.send_json({"op": 0, "s": next(self._seq), "t": event, "d": data})
+
+    def _ready(self) -> Json:
+        return {
+            "v": 10,
+            "user": self.bot_user,
+            "session_id": "s1",
+            "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gw/",
+            "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
+            "application": {"id": str(APP_ID), "flags": 0},
+            "private_channels": [],
+        }
+
+    def _guild(self) -> Json:
+        everyone = discord.Permissions(view_channel=True, send_messages=True).value
+        return {
+            "id": str(GUILD_ID),
+            "name": "ZeRO study group",
+            "owner_id": str(OWNER_ID),
+            "roles": [
+                {
+                    "id": str(GUILD_ID),
+                    "name": "@everyone",
+                    "permissions": str(everyone),
+                    "position": 0,
+                    "color": 0,
+                    "hoist": False,
+                    "managed": False,
+                    "mentionable": False,
+                    "flags": 0,
+                }
+            ],
+            "channels": [{"id": str(CHANNEL_ID), "type": 0, "name": "quiz", "position": 0}],
+            "members": [],
+            "member_count": 2,
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "threads": [],
+            "unavailable": False,
+        }
+
+    @property
+    def connected(self) -> int:
+        """Gateway connections currently open."""
+        return len(self._sockets)
+
+    async def send_event(self, event: str, data: Json) -> None:
+        if not self._sockets:
+            raise AssertionError("the bot is not connected to the fake gateway")
+        await self._dispatch(self._sockets[-1], event, data)
+
+    # -- interactions the tests send ------------------------------------------------------------
+    def _interaction(self, kind: int, member: Json, data: Json, app_perms: int | None) -> Json:
+        iid = self.snowflake()
+        return {
+            "id": str(iid),
+            "application_id": str(APP_ID),
+            "type": kind,
+            "token": f"itoken-{iid}",
+            "version": 1,
+            "attachment_size_limit": 8388608,
+            "guild_id": str(GUILD_ID),
+            "channel_id": str(CHANNEL_ID),
+            "channel": {"id": str(CHANNEL_ID), "type": 0, "name": "quiz", "position": 0},
+            "member": member,
+            "app_permissions": str(self.app_perms if app_perms is None else app_perms),
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "context": 0,
+            "data": data,
+        }
+
+    @staticmethod
+    def member(who: Json, permissions: int = 0) -> Json:
+        return {
+            "user": who,
+            "roles": [],
+            "flags": 0,
+            "permissions": str(permissions),
+            "joined_at": "2025-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
+        }
+
+    async def slash(
+        self,
+        sub: str,
+        options: dict[str, Any] | None = None,
+        *,
+        who: Json | None = None,
+        permissions: int = 0,
+        app_perms: int | None = None,
+    ) -> str:
+        """`/zeroquiz <sub> ...` by `who`; returns the interaction token to find its replies."""
+        command = next((c for c in self._commands if c["name"] == "zeroquiz"), None)
+        assert command is not None, "commands were never synced to the fake"
+        types = {
+            o["name"]: {p["name"]: p["type"] for p in o.get("options", [])}
+            for o in command["options"]
+        }
+        opts = [{"name": k, "type": types[sub][k], "value": v} for k, v in (options or {}).items()]
+        data = {
+            "id": command["id"],
+            "name": "zeroquiz",
+            "type": 1,
+            "options": [{"name": sub, "type": 1, "options": opts}],
+        }
+        payload = self._interaction(2, self.member(who or user(1), permissions), data, app_perms)
+        self.sent_at[str(payload["token"])] = time.monotonic()
+        await self.send_event("INTERACTION_CREATE", payload)
+        return str(payload["token"])
+
+    async def click(
+        self, message_id: int, custom_id: str, who: Json, seen: Json | None = None
+    ) -> str:
+        """A click on a button of a message the bot posted; returns the interaction token.
+
+        `seen` is the message as the user's screen still showed it (a click racing an edit).
+        """
+        message = dict(seen or self.messages[message_id])
+        message["guild_id"] = str(GUILD_ID)
+        data = {"custom_id": custom_id, "component_type": 2}
+        payload = self._interaction(3, self.member(who), data, None) | {"message": message}
+        self.sent_at[str(payload["token"])] = time.monotonic()
+        await self.send_event("INTERACTION_CREATE", payload)
+        return str(payload["token"])
+
+    # -- what tests look at ---------------------------------------------------------------------
+    def edits_of(self, message_id: int) -> list[Call]:
+        return [c for c in self.calls if c.method == "PATCH" and c.path.endswith(f"/{message_id}")]
+
+    async def wait_for(self, check: Callable[[], Any], timeout: float = 5.0) -> Any:
+        """Poll for a side effect with a bounded deadline (the bot runs concurrently)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            result = check()
+            if result:
+                return result
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out waiting for {check}")
+            await asyncio.sleep(0.01)
+
+    def response_delay(self, token: str) -> float:
+        """Seconds from sending the interaction to the bot's first callback (Discord allows 3)."""
+        return self.answered_at[token] - self.sent_at[token]
+
+    async def reply_to(self, token: str, timeout: float = 5.0) -> Json:
+        """The message body the user finally sees for an interaction (skipping a defer)."""
+
+        def final() -> Json | None:
+            for body in self.responses.get(token, []):
+                if body.get("type") == 5:
+                    continue
+                return body.get("data", body) if "type" in body else body
+            return None
+
+        result: Json = await self.wait_for(final, timeout)
+        return result
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        app = web.Application()
+        api = "/api/v10"
+        app.router.add_get(f"{api}/users/@me", self.users_me)
+        app.router.add_get(f"{api}/oauth2/applications/@me", self.application)
+        app.router.add_put(f"{api}/applications/{{app}}/commands", self.put_commands)
+        app.router.add_put(
+            f"{api}/applications/{{app}}/guilds/{{guild}}/commands", self.put_commands
+        )
+        app.router.add_post(f"{api}/channels/{{channel}}/messages", self.create_message)
+        app.router.add_patch(f"{api}/channels/{{channel}}/messages/{{message}}", self.edit_message)
+        app.router.add_post(f"{api}/interactions/{{interaction}}/{{token}}/callback", self.callback)
+        app.router.add_post(f"{api}/webhooks/{{app}}/{{token}}", self.followup)
+        app.router.add_patch(
+            f"{api}/webhooks/{{app}}/{{token}}/messages/@original", self.edit_original
+        )
+        app.router.add_get("/gw/", self.gateway)
+        app.router.add_route("*", "/{tail:.*}", self.unknown)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The variables `zeroquiz serve` would be given to use this fake."""
+        return {
+            "DISCORD_TOKEN": self.token,
+            "DISCORD_API_URL": f"{self.url}/api/v10",
+            "DISCORD_GATEWAY_URL": f"{self.url.replace('http', 'ws')}/gw/",
+        }
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+
+def custom_ids(message: Json) -> list[str]:
+    return [c["custom_id"] for row in message["components"] for c in row["components"]]
+
+
+@pytest.fixture
+def endpoints() -> Iterator[None]:
+    """Restore discord.py's REST and gateway addresses after the test."""
+    base, gateway = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+    yield
+    Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
+    assert isinstance(DiscordWebSocket.DEFAULT_GATEWAY, yarl.URL)
+
+
+@pytest.fixture
+async def fake_discord(endpoints: None) -> AsyncIterator[FakeDiscord]:
+    fake = FakeDiscord()
+    await fake.start()
+    yield fake
+    await fake.stop()
+    assert fake.problems == [], fake.problems
+
+
+# -- the bot under test, on a FakeClock, pointed at the fake ---------------------------------------
+@dataclass
+class RunningBot:
+    runtime: Runtime
+    surface: DiscordSurface
+
+    async def stop(self) -> None:
+        await self.surface.stop()
+        await self.runtime.close()
+
+
+class BotFactory:
+    """Starts ZeroQuiz processes (runtime + Discord surface) against the fake; stops them all."""
+
+    def __init__(self, fake: FakeDiscord, bank: Bank, clock: FakeClock, db_path: Path) -> None:
+        self.fake, self.bank, self.clock, self.db_path = fake, bank, clock, db_path
+        self.running: list[RunningBot] = []
+
+    async def start(self, env: dict[str, str] | None = None) -> RunningBot:
+        runtime = await Runtime.open(self.db_path, self.bank, self.clock, random.Random(7))
+        surface = surface_from_env(env or self.fake.env, runtime, guild_ready_timeout=0.05)
+        assert surface is not None
+        runtime.start()
+        try:
+            await surface.start()
+        except BaseException:
+            await runtime.close()
+            raise
+        bot = RunningBot(runtime, surface)
+        self.running.append(bot)
+        return bot
+
+    async def stop(self, bot: RunningBot) -> None:
+        self.running.remove(bot)
+        await bot.stop()
+
+    async def close(self) -> None:
+        for bot in reversed(self.running):
+            await bot.stop()
+        self.running.clear()
+
+
+@pytest.fixture
+async def bots(
+    fake_discord: FakeDiscord, bank: Bank, clock: FakeClock, db_path: Path
+) -> AsyncIterator[BotFactory]:
+    fake_discord.now = clock.now
+    factory = BotFactory(fake_discord, bank, clock, db_path)
+    yield factory
+    await factory.close()

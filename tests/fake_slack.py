@@ -1,0 +1,421 @@
+"""A fake Slack on loopback: Web API that records every call, response_urls, a Socket Mode server.
+
+The real AsyncApp (over HTTP, signed like Slack, or over a local websocket) talks to it, so the
+tests run slack-bolt's and slack_sdk's own code paths. The fake rejects messages that break Block
+Kit's limits with `invalid_blocks`, as Slack would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import random
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode
+
+import aiohttp
+import pytest
+from aiohttp import WSMsgType, web
+from slack_sdk.signature import SignatureVerifier
+
+from adapters.runtime import Runtime
+from adapters.slack.config import load_config
+from adapters.slack.surface import SlackSurface
+from bot.bank import Bank
+from bot.clock import FakeClock
+
+SECRET = "8f742231b10e8888abcd99a1b2c3d4e5"
+BOT_TOKEN = "xoxb-zeroquiz-test"
+APP_TOKEN = "xapp-zeroquiz-test"
+TEAM = "T0TEAM"
+CHANNEL = "C0QUIZ"
+POLL_DEADLINE = 10.0
+
+
+@dataclass
+class Call:
+    method: str
+    args: dict[str, Any]
+
+
+@dataclass
+class FakeSlack:
+    calls: list[Call] = field(default_factory=list)
+    replies: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)  # ts -> as shown now
+    posted: dict[str, dict[str, Any]] = field(default_factory=dict)  # ts -> as first posted
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    errors: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    rate_limits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    acks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sockets: list[web.WebSocketResponse] = field(default_factory=list)
+    reply_gate: asyncio.Event | None = None  # when set up, private replies wait until it opens
+    base: str = ""
+    _runner: web.AppRunner | None = None
+    _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _keys: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_post("/respond/{key}", self._respond)
+        app.router.add_get("/link", self._link)
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.base = f"http://{host}:{port}"
+
+    async def stop(self) -> None:
+        for ws in self.sockets:
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base}/api"  # no trailing slash: the adapter must add it
+
+    def response_url(self, key: str) -> str:
+        return f"{self.base}/respond/{key}"
+
+    def new_key(self) -> str:
+        """A fresh response_url key, unique across restarts of the app."""
+        return f"r{next(self._keys)}"
+
+    def add_user(
+        self, user_id: str, name: str, *, admin: bool = False, owner: bool = False
+    ) -> None:
+        self.users[user_id] = {
+            "id": user_id,
+            "team_id": TEAM,
+            "name": name.lower().replace(" ", "."),
+            "real_name": name,
+            "profile": {"display_name": name, "real_name": name},
+            "is_admin": admin,
+            "is_owner": owner,
+            "tz": "Asia/Jakarta",
+        }
+
+    def calls_to(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    async def wait_until(self, check: Callable[[], bool], what: str) -> None:
+        """Poll for a side effect of a handler that runs after its ack, with a deadline."""
+        deadline = time.monotonic() + POLL_DEADLINE
+        while not check():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            await asyncio.sleep(0.01)
+
+    async def reply(self, key: str) -> dict[str, Any]:
+        """The first private reply sent to response_url `key`."""
+        await self.wait_until(lambda: bool(self.replies[key]), f"a reply on {key}")
+        return self.replies[key][0]
+
+    # -- Web API ----------------------------------------------------------------------------------
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args: dict[str, Any] = dict(request.query)
+        raw = await request.text()
+        if raw:
+            is_json = request.content_type == "application/json"
+            args.update(json.loads(raw) if is_json else dict(parse_qsl(raw)))
+        if isinstance(args.get("blocks"), str):
+            args["blocks"] = json.loads(args["blocks"])
+        self.calls.append(Call(method, args))
+        if self.rate_limits[method] > 0:
+            self.rate_limits[method] -= 1
+            return web.json_response(
+                {"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "0"}
+            )
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        if token != (APP_TOKEN if method == "apps.connections.open" else BOT_TOKEN):
+            return web.json_response({"ok": False, "error": "invalid_auth"})
+        if self.errors[method]:
+            return web.json_response({"ok": False, "error": self.errors[method].pop(0)})
+        return web.json_response(self._answer(method, args))
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {"ok": True, "team_id": TEAM, "user_id": "UBOT", "bot_id": "BBOT", "team": "ZQ"}
+        if method == "apps.connections.open":
+            return {"ok": True, "url": self.base.replace("http", "ws", 1) + "/link"}
+        if method == "users.info":
+            user = self.users.get(str(args.get("user")))
+            return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+        if method in ("chat.postMessage", "chat.update"):
+            problems = block_problems(args.get("blocks") or [])
+            if problems:
+                return {"ok": False, "error": "invalid_blocks", "errors": problems}
+            if method == "chat.update" and args.get("ts") not in self.messages:
+                return {"ok": False, "error": "message_not_found"}
+            ts = str(args.get("ts") or f"1700000000.{next(self._ts):06d}")
+            self.messages[ts] = {k: args.get(k) for k in ("channel", "text", "blocks")}
+            self.posted.setdefault(ts, self.messages[ts])
+            return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": args}
+        return {"ok": False, "error": "unknown_method"}
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        if self.reply_gate is not None:
+            await self.reply_gate.wait()
+        self.replies[request.match_info["key"]].append(await request.json())
+        return web.Response(text="ok")
+
+    # -- Socket Mode ------------------------------------------------------------------------------
+    async def _link(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self.sockets.append(ws)
+        await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {}})
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT:
+                data = json.loads(msg.data)
+                self.acks[data["envelope_id"]] = data
+        return ws
+
+    async def send_envelope(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Deliver one event over the websocket; returns the app's acknowledgement."""
+        await self.wait_until(lambda: bool(self.sockets), "a Socket Mode connection")
+        envelope_id = str(uuid.uuid4())
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": kind,
+            "accepts_response_payload": True,
+            "payload": payload,
+        }
+        await self.sockets[-1].send_json(envelope)
+        await self.wait_until(lambda: envelope_id in self.acks, f"the ack of {kind}")
+        return self.acks[envelope_id]
+
+
+# -- what Slack accepts -------------------------------------------------------------------------
+def block_problems(blocks: list[dict[str, Any]]) -> list[str]:
+    """Every Block Kit limit a ZeroQuiz message could break (empty when Slack would accept it)."""
+    problems: list[str] = []
+
+    def limit(what: str, value: int, most: int) -> None:
+        if value > most:
+            problems.append(f"{what}: {value} > {most}")
+
+    limit("blocks", len(blocks), 50)
+    for i, block in enumerate(blocks):
+        kind = block["type"]
+        limit(f"block {i} block_id", len(block.get("block_id", "")), 255)
+        if kind == "header":
+            if block["text"]["type"] != "plain_text":
+                problems.append(f"block {i}: header text must be plain_text")
+            limit(f"block {i} header", len(block["text"]["text"]), 150)
+        elif kind == "section":
+            if "text" in block:
+                limit(f"block {i} section text", len(block["text"]["text"]), 3000)
+            fields = block.get("fields", [])
+            limit(f"block {i} fields", len(fields), 10)
+            for f in fields:
+                limit(f"block {i} field", len(f["text"]), 2000)
+        elif kind == "actions":
+            elements = block["elements"]
+            limit(f"block {i} elements", len(elements), 25)
+            ids = [e["action_id"] for e in elements]
+            if len(set(ids)) != len(ids):
+                problems.append(f"block {i}: duplicate action_id")
+            for e in elements:
+                limit("button text", len(e["text"]["text"]), 75)
+                limit("action_id", len(e["action_id"]), 255)
+                limit("button value", len(e.get("value", "")), 2000)
+                limit("accessibility_label", len(e.get("accessibility_label", "")), 75)
+        elif kind == "context":
+            limit(f"block {i} context elements", len(block["elements"]), 10)
+            for e in block["elements"]:
+                limit(f"block {i} context text", len(e["text"]), 3000)
+        else:
+            problems.append(f"block {i}: unexpected type {kind}")
+    limit("total text", sum(len(s) for s in texts(blocks)), 12000)
+    return problems
+
+
+def texts(blocks: list[dict[str, Any]]) -> list[str]:
+    """Every text a reader sees in these blocks."""
+    out: list[str] = []
+    for block in blocks:
+        parts = [block.get("text"), *block.get("fields", []), *block.get("elements", [])]
+        for part in filter(None, parts):
+            text = part["text"]
+            out.append(text["text"] if isinstance(text, dict) else text)
+    return out
+
+
+def shown(blocks: list[dict[str, Any]]) -> str:
+    return "\n".join(texts(blocks))
+
+
+# -- requests as Slack signs them ------------------------------------------------------------------
+def signed_headers(
+    body: str, *, timestamp: int | None = None, secret: str = SECRET
+) -> dict[str, str]:
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    return {
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": SignatureVerifier(secret).generate_signature(timestamp=ts, body=body),
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+
+
+def slash_payload(
+    text: str, user: str, response_url: str, channel: str = CHANNEL
+) -> dict[str, str]:
+    return dict(
+        token="unused", team_id=TEAM, team_domain="zq", channel_id=channel, channel_name="quiz",
+        user_id=user, user_name=user.lower(), command="/zeroquiz", text=text,
+        api_app_id="A0ZEROQUIZ", response_url=response_url, trigger_id="1.2.3",
+    )  # fmt: skip
+
+
+def click_payload(
+    message_ts: str, message: dict[str, Any], button: dict[str, Any], user: str, response_url: str
+) -> dict[str, Any]:
+    actions_block = next(b for b in message["blocks"] if b["type"] == "actions")
+    return {
+        "type": "block_actions",
+        "team": {"id": TEAM, "domain": "zq"},
+        "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+        "api_app_id": "A0ZEROQUIZ",
+        "container": {"type": "message", "message_ts": message_ts, "channel_id": CHANNEL},
+        "channel": {"id": CHANNEL, "name": "quiz"},
+        "message": {"ts": message_ts, "text": message["text"], "blocks": message["blocks"]},
+        "response_url": response_url,
+        "trigger_id": "1.2.3",
+        "actions": [
+            {
+                "type": "button",
+                "action_id": button["action_id"],
+                "block_id": actions_block["block_id"],
+                "value": button["value"],
+                "text": button["text"],
+                "action_ts": f"{time.time():.6f}",
+            }
+        ],
+    }
+
+
+# -- the real app, wired to the fake -----------------------------------------------------------
+@dataclass
+class SlackHarness:
+    """A running SlackSurface (HTTP or Socket Mode) on a fresh Runtime, driven like Slack would."""
+
+    fake: FakeSlack
+    runtime: Runtime
+    surface: SlackSurface
+    http: aiohttp.ClientSession
+    socket: bool
+
+    async def post(self, body: str, headers: dict[str, str] | None = None) -> int:
+        """POST a body to the app as Slack does (signed now unless other headers are given)."""
+        assert self.surface.url is not None
+        async with self.http.post(
+            self.surface.url, data=body.encode(), headers=headers or signed_headers(body)
+        ) as response:
+            await response.read()
+            return response.status
+
+    async def command(self, text: str, user: str = "U1", channel: str = CHANNEL) -> str:
+        """Type `/zeroquiz text`; returns the response_url key where the private reply lands."""
+        key = self.fake.new_key()
+        payload = slash_payload(text, user, self.fake.response_url(key), channel)
+        if self.socket:
+            await self.fake.send_envelope("slash_commands", payload)
+        else:
+            assert await self.post(urlencode(payload)) == 200
+        return key
+
+    async def ask(self, text: str, user: str = "U1", channel: str = CHANNEL) -> dict[str, Any]:
+        return await self.fake.reply(await self.command(text, user, channel))
+
+    def question(self) -> tuple[str, dict[str, Any]]:
+        """The latest question posted in the channel, as first posted: (ts, message)."""
+        for ts, message in reversed(self.fake.posted.items()):
+            if any(b["type"] == "actions" for b in message["blocks"]):
+                return ts, message
+        raise AssertionError("no question was posted")
+
+    def click_body(self, letter: str, user: str, key: str) -> dict[str, Any]:
+        ts, message = self.question()
+        actions = next(b for b in message["blocks"] if b["type"] == "actions")
+        button = next(e for e in actions["elements"] if e["text"]["text"] == letter)
+        return click_payload(ts, message, button, user, self.fake.response_url(key))
+
+    async def click(self, letter: str, user: str = "U1") -> tuple[int, str]:
+        """Click a letter; returns (HTTP status of the ack, response_url key)."""
+        key = self.fake.new_key()
+        payload = self.click_body(letter, user, key)
+        if self.socket:
+            await self.fake.send_envelope("interactive", payload)
+            return 200, key
+        return await self.post("payload=" + quote(json.dumps(payload))), key
+
+    async def close(self) -> None:
+        await self.surface.stop()
+        await self.runtime.close()
+        await self.http.close()
+
+
+async def open_harness(
+    fake: FakeSlack,
+    db_path: Path,
+    clock: FakeClock,
+    bank: Bank,
+    *,
+    socket: bool = False,
+    admins: frozenset[str] = frozenset(),
+) -> SlackHarness:
+    env = {
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_API_URL": fake.api_url,  # without the trailing slash, as an admin might write it
+        "ZEROQUIZ_SLACK_ADMINS": ",".join(sorted(admins)),
+        **({"SLACK_APP_TOKEN": APP_TOKEN} if socket else {"SLACK_SIGNING_SECRET": SECRET}),
+    }
+    config = load_config(env)
+    assert config is not None
+    runtime = await Runtime.open(db_path, bank, clock, random.Random(11))
+    surface = SlackSurface(config, runtime, host="127.0.0.1", port=0)
+    runtime.start()
+    try:
+        await surface.start()
+    except BaseException:
+        await runtime.close()
+        raise
+    return SlackHarness(fake, runtime, surface, aiohttp.ClientSession(), socket)
+
+
+@pytest.fixture(name="fake")
+async def fake_fixture(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeSlack]:
+    """A fresh fake Slack with a few people; SLACK_* variables cleared (Bolt reads them)."""
+    for name in list(os.environ):
+        if name.startswith("SLACK_"):
+            monkeypatch.delenv(name)
+    fake = FakeSlack()
+    fake.add_user("U1", "Ada Lovelace")
+    fake.add_user("U2", "Alan Turing")
+    fake.add_user("UADMIN", "Grace Hopper", admin=True)
+    await fake.start()
+    yield fake
+    await fake.stop()
+
+
+@pytest.fixture(name="slack")
+async def slack_fixture(
+    fake: FakeSlack, db_path: Path, clock: FakeClock, bank: Bank
+) -> AsyncIterator[SlackHarness]:
+    """The real AsyncApp served over HTTP on 127.0.0.1, against the fake Web API."""
+    harness = await open_harness(fake, db_path, clock, bank)
+    yield harness
+    await harness.close()

@@ -1,0 +1,132 @@
+"""Start-up settings: Slack is optional, and a bad variable is named without showing its value."""
+
+from __future__ import annotations
+
+import logging
+import random
+from pathlib import Path
+
+import pytest
+from fake_slack import BOT_TOKEN, SECRET, FakeSlack, fake_fixture  # noqa: F401 - fixture
+
+from adapters.runtime import ConfigError, Runtime
+from adapters.slack.config import SlackConfig, load_config
+from adapters.slack.surface import SlackSurface, surface_from_env
+from bot.bank import Bank
+from bot.clock import FakeClock
+
+APP = "xapp-1-A0ZQ-123-abcdef"
+BOT = "xoxb-123-456-abcdef"
+
+
+def config_error(env: dict[str, str]) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(env)
+    message = str(info.value)
+    for value in env.values():
+        if len(value) > 6:
+            assert value not in message  # a secret never reaches a log or a terminal
+    return message
+
+
+def test_slack_is_optional() -> None:
+    assert load_config({}) is None
+    assert load_config({"DISCORD_TOKEN": "x", "SLACK_API_URL": "https://slack.com/api/"}) is None
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"SLACK_SIGNING_SECRET": SECRET}, "SLACK_BOT_TOKEN"),
+        ({"SLACK_APP_TOKEN": APP}, "SLACK_BOT_TOKEN"),
+        ({"SLACK_BOT_TOKEN": "xoxp-user-token-123", "SLACK_APP_TOKEN": APP}, "SLACK_BOT_TOKEN"),
+        ({"SLACK_BOT_TOKEN": BOT, "SLACK_APP_TOKEN": "xoxb-not-an-app-token"}, "SLACK_APP_TOKEN"),
+        ({"SLACK_BOT_TOKEN": BOT, "SLACK_SIGNING_SECRET": "short"}, "SLACK_SIGNING_SECRET"),
+        ({"SLACK_BOT_TOKEN": BOT}, "SLACK_APP_TOKEN"),
+        (
+            {
+                "SLACK_BOT_TOKEN": BOT,
+                "SLACK_APP_TOKEN": APP,
+                "SLACK_CLIENT_ID": "1234.5678",
+                "SLACK_CLIENT_SECRET": "client-secret-value",
+            },
+            "SLACK_CLIENT_SECRET",
+        ),
+        (
+            {"SLACK_BOT_TOKEN": BOT, "SLACK_APP_TOKEN": APP, "SLACK_API_URL": "ftp://x"},
+            "SLACK_API_URL",
+        ),
+        (
+            {"SLACK_BOT_TOKEN": BOT, "SLACK_APP_TOKEN": APP, "ZEROQUIZ_SLACK_ADMINS": "U1,bob"},
+            "ZEROQUIZ_SLACK_ADMINS",
+        ),
+    ],
+)
+def test_missing_or_malformed_variable_is_named(env: dict[str, str], named: str) -> None:
+    assert named in config_error(env)
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        (None, "https://slack.com/api/"),
+        ("https://slack.com/api", "https://slack.com/api/"),
+        ("https://slack-gov.com/api/", "https://slack-gov.com/api/"),
+        ("http://127.0.0.1:8080/api//", "http://127.0.0.1:8080/api/"),
+    ],
+)
+def test_api_url_is_accepted_with_or_without_trailing_slash(given: str | None, used: str) -> None:
+    env = {"SLACK_BOT_TOKEN": BOT, "SLACK_APP_TOKEN": APP}
+    if given is not None:
+        env["SLACK_API_URL"] = given
+    config = load_config(env)
+    assert config is not None and config.api_url == used
+
+
+def test_mode_and_admins_come_from_the_environment() -> None:
+    both = load_config(
+        {
+            "SLACK_BOT_TOKEN": BOT,
+            "SLACK_APP_TOKEN": APP,
+            "SLACK_SIGNING_SECRET": SECRET,
+            "ZEROQUIZ_SLACK_ADMINS": " U0ADMIN1, W0ADMIN2 ,",
+        }
+    )
+    assert both is not None and both.socket_mode  # Socket Mode wins: no public URL needed
+    assert both.admins == frozenset({"U0ADMIN1", "W0ADMIN2"})
+    http = load_config({"SLACK_BOT_TOKEN": BOT, "SLACK_SIGNING_SECRET": SECRET})
+    assert http is not None and not http.socket_mode
+    assert BOT not in repr(both) and SECRET not in repr(both) and APP not in repr(both)
+
+
+async def test_surface_from_env_and_a_rejected_token(
+    fake: FakeSlack,
+    db_path: Path,
+    clock: FakeClock,
+    bank: Bank,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    runtime = await Runtime.open(db_path, bank, clock, random.Random(1))
+    try:
+        assert surface_from_env({}, runtime, host="127.0.0.1", port=0) is None
+        env = {"SLACK_BOT_TOKEN": BOT, "SLACK_SIGNING_SECRET": SECRET}
+        surface = surface_from_env(env, runtime, host="127.0.0.1", port=0)
+        assert isinstance(surface, SlackSurface)
+
+        caplog.set_level(logging.DEBUG)
+        wrong = SlackConfig(
+            bot_token="xoxb-revoked-999", signing_secret=SECRET, api_url=fake.base + "/api/"
+        )
+        rejected = SlackSurface(wrong, runtime, host="127.0.0.1", port=0)
+        with pytest.raises(ConfigError, match="SLACK_BOT_TOKEN was rejected by Slack"):
+            await rejected.start()
+        assert rejected.url is None  # nothing was left listening
+        elsewhere = SlackConfig(
+            bot_token=BOT_TOKEN, signing_secret=SECRET, api_url=fake.base + "/x/"
+        )
+        with pytest.raises(ConfigError, match="SLACK_API_URL"):
+            await SlackSurface(elsewhere, runtime, host="127.0.0.1", port=0).start()
+        logged = "\n".join(r.getMessage() for r in caplog.records)
+        assert "xoxb-revoked-999" not in logged and SECRET not in logged
+    finally:
+        await runtime.close()

@@ -1,0 +1,93 @@
+"""What reaches the channel when Slack refuses, messages vanish, or a run goes on by itself."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fake_slack import (  # noqa: F401 - pytest fixtures
+    CHANNEL,
+    FakeSlack,
+    SlackHarness,
+    fake_fixture,
+    shown,
+    slack_fixture,
+)
+
+from adapters.slack.handlers import COMMAND
+from bot.clock import FakeClock
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def is_reveal(blocks: list[dict[str, Any]]) -> bool:
+    """Buttons gone, explanation shown."""
+    return all(b["type"] != "actions" for b in blocks) and "*Why:*" in shown(blocks)
+
+
+async def test_failed_reveal_is_logged_retried_and_keeps_the_answers(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    await slack.ask("question")
+    ts, _ = slack.question()
+    for user in ("U1", "U2"):
+        await fake.reply((await slack.click("A", user=user))[1])
+    await fake.wait_until(lambda: bool(fake.calls_to("chat.update")), "the live count")
+    fake.errors["chat.update"] = ["fatal_error"]
+    caplog.set_level(logging.WARNING)
+    await clock.advance(10 * 60)
+    await slack.runtime.scheduler.caught_up()
+    assert not is_reveal(fake.messages[ts]["blocks"])  # Slack refused the edit
+    assert f"chat.update to channel {CHANNEL} failed: fatal_error" in caplog.text
+    await clock.advance(30)  # the core retries the reveal
+    await slack.runtime.scheduler.caught_up()
+    assert is_reveal(fake.messages[ts]["blocks"])
+    assert "of 2 answered right" in shown(fake.messages[ts]["blocks"])
+
+
+async def test_reveal_of_a_deleted_question_is_posted_anew(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock
+) -> None:
+    await slack.ask("question")
+    ts, _ = slack.question()
+    del fake.messages[ts]  # someone deleted the question
+    await clock.advance(10 * 60)
+    await slack.runtime.scheduler.caught_up()
+    last = fake.calls_to("chat.postMessage")[-1]
+    assert len(fake.calls_to("chat.postMessage")) == 2 and is_reveal(last.args["blocks"])
+
+
+async def test_a_run_posts_each_question_then_the_standings(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock
+) -> None:
+    reply = await slack.ask("start 2")
+    assert "A run of 2 questions has started." in shown(reply["blocks"])
+    assert "Question 1/2" in shown(slack.question()[1]["blocks"])
+    await fake.reply((await slack.click("A", user="U1"))[1])
+    await clock.advance(10 * 60)
+    await slack.runtime.scheduler.caught_up()
+    assert "Question 2/2" in shown(slack.question()[1]["blocks"])
+    await clock.advance(10 * 60)
+    await slack.runtime.scheduler.caught_up()
+    standings = shown(fake.calls_to("chat.postMessage")[-1].args["blocks"])
+    assert "ZeroQuiz · Results of this run" in standings
+    assert "Ada Lovelace" in standings or "Nobody scored" in standings
+    assert "<@" not in standings
+
+
+def test_manifest_matches_what_the_app_uses() -> None:
+    manifest = yaml.safe_load((ROOT / "deploy" / "slack-manifest.yaml").read_text())
+    [command] = manifest["features"]["slash_commands"]
+    assert command["command"] == COMMAND
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert manifest["settings"]["socket_mode_enabled"] is True
+    # chat.postMessage/chat.update need chat:write; users.info needs users:read.
+    assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
+        "commands",
+        "chat:write",
+        "chat:write.public",
+        "users:read",
+    }

@@ -1,0 +1,202 @@
+"""Block Kit rendering: every bundled question, both languages, inside every limit, escaped."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fake_slack import block_problems, shown, texts
+
+from adapters.slack import blocks
+from adapters.slack.mrkdwn import clip, escape
+from bot import presenter
+from bot.bank import Bank, load_bank
+from bot.i18n import t
+from bot.model import LANGS, Lang, Question, Text
+from bot.storage.rounds import RoundRow
+from bot.views import Feedback, LeaderboardView, LeaderRow, NoticeView, StatsView
+
+OPENED = 1_767_603_600_000  # 2026-01-05 09:00 UTC
+DEADLINE = OPENED + 10 * 60 * 1000
+BANK = load_bank()
+# Anything shaped like a mention, a broadcast or a link, except the closing-time date token.
+PING = re.compile(r"<(?!!date\^\d+\^\{date_short_pretty\} \{time\}\|[^<>]*>)")
+
+
+def row(question: Question, lang: Lang, *, run: bool = False, seed: int = 5) -> RoundRow:
+    return RoundRow(
+        id=4321,
+        channel_id=1,
+        platform="slack",
+        team="T0TEAM",
+        channel="C0QUIZ",
+        lang=lang,
+        question_id=question.id,
+        seed=seed,
+        kind="run" if run else "single",
+        run_id=7 if run else None,
+        run_index=19 if run else None,
+        run_total=20 if run else None,
+        opened_at=OPENED,
+        deadline_at=DEADLINE,
+        closed_at=None,
+        revealed_at=None,
+        message_ref="1700000000.000001",
+    )
+
+
+def assert_fits(message: blocks.SlackMessage) -> None:
+    assert block_problems(message.blocks) == []
+    for text in [message.text, *texts(message.blocks)]:
+        assert not PING.search(text), text
+    assert len(message.text) <= 3000
+
+
+def feedbacks(question: Question, lang: Lang) -> list[Feedback]:
+    """The private replies a click can get, with the longest texts each can carry."""
+    right = question.options[question.answer].get(lang)
+    explanation = question.explanation.get(lang)
+    why = t(lang, "why")
+    return [
+        Feedback(
+            "correct",
+            lang,
+            t(lang, "feedback_correct", letter="E", text=right),
+            "E",
+            "E",
+            explanation,
+            why,
+            10,
+        ),
+        Feedback(
+            "wrong",
+            lang,
+            t(lang, "feedback_wrong", chosen="A", letter="E", text=right),
+            "A",
+            "E",
+            explanation,
+            why,
+            0,
+        ),
+        Feedback("already", lang, t(lang, "feedback_already", letter="A"), "A"),
+        Feedback("closed", lang, t(lang, "feedback_closed")),
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_bundled_question_renders_within_block_kit_limits(lang: Lang) -> None:
+    assert len(BANK) >= 50
+    for question in BANK.questions:
+        for run in (False, True):
+            r = row(question, lang, run=run)
+            view = presenter.question_view(r, question, answer_count=987)
+            message = blocks.question_message(view)
+            assert_fits(message)
+            [actions] = [b for b in message.blocks if b["type"] == "actions"]
+            labels = [e["text"]["text"] for e in actions["elements"]]
+            assert labels == list("ABCDE"[: len(question.options)])
+            assert [e["action_id"] for e in actions["elements"]] == [
+                f"zq_answer_{x}" for x in labels
+            ]
+            assert [e["value"] for e in actions["elements"]] == [
+                f"4321:{i}" for i in range(len(labels))
+            ]
+            for option in view.options:  # every option is in the body as a lettered line
+                assert f"*{option.letter})* {escape(option.text)}" in shown(message.blocks)
+            counts = {i: 3 * i + 1 for i in range(len(question.options))}
+            reveal = presenter.reveal_view(r, question, counts, ("Ada Lovelace", 4200))
+            assert_fits(blocks.reveal_message(reveal))
+        for feedback in feedbacks(question, lang):
+            assert_fits(blocks.feedback_message(feedback))
+
+
+def test_question_shows_prompt_options_closing_time_and_count() -> None:
+    question = BANK.questions[0]
+    view = presenter.question_view(row(question, "en"), question, answer_count=3)
+    message = blocks.question_message(view)
+    assert message.blocks[0] == {
+        "type": "header",
+        "text": {"type": "plain_text", "text": "ZeroQuiz", "emoji": True},
+    }
+    assert escape(question.prompt.en) in shown(message.blocks)
+    context = message.blocks[-1]["elements"][0]["text"]
+    assert context == (
+        f"Closes <!date^{DEADLINE // 1000}^{{date_short_pretty}} {{time}}|2026-01-05 09:10 UTC>"
+        " · 3 answered so far"
+    )
+
+
+def test_reveal_removes_buttons_marks_the_answer_and_draws_the_spread() -> None:
+    question = BANK.questions[0]
+    r = row(question, "en")
+    order = presenter.display_order(r, question)
+    counts = {question.answer: 3, next(o for o in order if o != question.answer): 1}
+    view = presenter.reveal_view(r, question, counts, None)
+    message = blocks.reveal_message(view)
+    text = shown(message.blocks)
+    assert all(b["type"] != "actions" for b in message.blocks)
+    letter = view.correct_letter
+    assert f"✅ *{letter})* {escape(question.options[question.answer].en)}" in text
+    assert escape(question.explanation.en) in text
+    assert f"`█████████░░░` *{letter}* 3 (75%) ✅" in text
+    assert "3 of 4 answered right" in text
+
+
+HOSTILE = "<!channel> & <!here> <@U123> <https://evil.example|click> *bold*"
+
+
+def hostile_question() -> Question:
+    texts_ = [Text(f"{HOSTILE} {i}", f"{HOSTILE} {i}") for i in range(5)]
+    return Question(
+        id="hostile",
+        prompt=Text(HOSTILE * 8, HOSTILE * 8),
+        options=tuple(texts_),
+        answer=2,
+        explanation=Text(HOSTILE * 60, HOSTILE * 60),  # far over any section limit
+    )
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_dynamic_text_is_escaped_and_clipped(lang: Lang) -> None:
+    question = hostile_question()
+    r = row(question, lang)
+    view = presenter.question_view(r, question, 1)
+    reveal = presenter.reveal_view(r, question, {2: 1}, (HOSTILE, 1500))
+    for message in (blocks.question_message(view), blocks.reveal_message(reveal)):
+        assert_fits(message)
+        assert "&lt;!channel&gt; &amp; &lt;!here&gt; &lt;@U123&gt;" in shown(message.blocks)
+    for b in blocks.reveal_message(reveal).blocks:
+        if b["type"] == "section":
+            assert len(b["text"]["text"]) <= 3000
+            assert not re.search(r"&[a-z]{0,3}…$", b["text"]["text"])  # no half entity
+
+
+def test_leaderboard_stats_and_notices_show_names_never_mentions() -> None:
+    rows = tuple(
+        LeaderRow(i + 1, f"U{i}", f"{HOSTILE} {'x' * 300}", 100 - i, 10, 12) for i in range(10)
+    )
+    board = LeaderboardView(
+        lang="en",
+        period="week",
+        title="ZeroQuiz leaderboard · this week",
+        rows=rows,
+        lines=tuple(f"{r.rank}. {r.name} · {r.points} pts" for r in rows),
+        me=rows[0],
+        me_line="You: #1",
+        empty_text="No scores yet.",
+    )
+    stats = StatsView("id", "Statistik", "Ada", 3, 2, 20, 2 / 3, 1, 2, (("Dijawab", "3"),) * 6)
+    notice = NoticeView("en", "Results", title="Results", lines=(HOSTILE,) * 10)
+    for view in (board, stats, notice):
+        assert_fits(blocks.reply_message(view))
+    assert "&lt;@U123&gt;" in shown(blocks.reply_message(board).blocks)
+
+
+def test_clip_never_cuts_an_entity_in_half() -> None:
+    assert clip("abc", 3) == "abc"
+    assert clip(escape("a&b"), 4) == "a…"
+    assert clip("x" * 10, 5) == "xxxx…"
+
+
+def test_bundled_bank_is_the_one_rendered(bank: Bank) -> None:
+    assert [q.id for q in bank.questions] == [q.id for q in BANK.questions]
