@@ -85,7 +85,6 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        runtime.start()
         for surface in surfaces:
             try:
                 await surface.start()
@@ -94,6 +93,9 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
                 return 2
             started.append(surface)
             log.info("%s adapter running", surface.name)
+        # Due work starts once every surface is connected, so overdue reveals and daily posts
+        # found at start-up go out at once instead of failing on a half-open connection.
+        runtime.start()
         await stop.wait()
         log.info("stopping")
         return 0

@@ -21,6 +21,10 @@ class DeliveryError(Exception):
         self.reason = reason
 
 
+class PortNotReady(Exception):
+    """The platform connection is not up yet (start-up, reconnect): retry later, change nothing."""
+
+
 class ChatPort(Protocol):
     platform: str
     # Messages older than this are no longer edited for live counts (Discord caps old edits).

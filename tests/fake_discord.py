@@ -604,12 +604,12 @@ class BotFactory:
         runtime = await Runtime.open(self.db_path, self.bank, self.clock, random.Random(7))
         surface = surface_from_env(env or self.fake.env, runtime, guild_ready_timeout=0.05)
         assert surface is not None
-        runtime.start()
         try:
             await surface.start()
         except BaseException:
             await runtime.close()
             raise
+        runtime.start()  # as `zeroquiz serve` does: due work once the surface is connected
         bot = RunningBot(runtime, surface)
         self.running.append(bot)
         return bot

@@ -55,6 +55,7 @@ class FakeSlack:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     errors: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     rate_limits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    drops: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # cut connections
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
     reply_gate: asyncio.Event | None = None  # when set up, private replies wait until it opens
@@ -133,6 +134,10 @@ class FakeSlack:
         if isinstance(args.get("blocks"), str):
             args["blocks"] = json.loads(args["blocks"])
         self.calls.append(Call(method, args))
+        if self.drops[method] > 0 and request.transport is not None:
+            self.drops[method] -= 1
+            request.transport.close()  # the client sees the connection drop mid-request
+            return web.Response()
         if self.rate_limits[method] > 0:
             self.rate_limits[method] -= 1
             return web.json_response(
@@ -388,6 +393,9 @@ async def open_harness(
     runtime = await Runtime.open(db_path, bank, clock, random.Random(11))
     surface = SlackSurface(config, runtime, host="127.0.0.1", port=0)
     runtime.start()
+    # As in `zeroquiz serve` against the real Slack: the scheduler's first pass ends before the
+    # surface is up, so the surface itself must get Slack's overdue rounds handled.
+    await runtime.scheduler.caught_up()
     try:
         await surface.start()
     except BaseException:

@@ -228,9 +228,17 @@ async def test_unknown_words_and_empty_text_get_the_help(
     assert fake.calls_to("chat.postMessage") == []
 
 
-async def test_rate_limited_post_is_retried(slack: SlackHarness, fake: FakeSlack) -> None:
+async def test_rate_limited_or_dropped_post_is_retried(
+    slack: SlackHarness, fake: FakeSlack
+) -> None:
     fake.rate_limits["chat.postMessage"] = 1  # HTTP 429 with Retry-After: 0, then accepted
     reply = await slack.ask("question")
     assert "Question posted." in shown(reply["blocks"])
     assert len(fake.calls_to("chat.postMessage")) == 2
     assert len(fake.messages) == 1
+    await slack.ask("close", user="UADMIN")
+    fake.drops["chat.postMessage"] = 1  # the connection drops once, then the post goes through
+    reply = await slack.ask("question")
+    assert "Question posted." in shown(reply["blocks"])
+    assert len(fake.calls_to("chat.postMessage")) == 4
+    assert len(fake.messages) == 2

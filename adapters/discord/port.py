@@ -17,7 +17,7 @@ from adapters.discord.buttons import answer_buttons
 from adapters.discord.render import notice_embed, question_embed, reveal_embed
 from bot.clock import Clock
 from bot.model import ChannelRef
-from bot.ports import DeliveryError
+from bot.ports import DeliveryError, PortNotReady
 from bot.views import NoticeView, QuestionView, RevealView
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class DiscordPort:
 
     def _require_ready(self) -> None:
         if not self.client.is_ready():
-            raise DeliveryError("the Discord connection is not ready yet")
+            raise PortNotReady("the Discord connection is not ready yet")
 
     async def post_question(
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None

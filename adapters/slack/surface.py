@@ -80,6 +80,9 @@ class SlackSurface:
         await self._check_token(client)
         quiz = self.runtime.quiz
         quiz.add_port(SlackPort(client, quiz.channel_lang))
+        # The scheduler skips rounds of platforms without a port: now that Slack has one, let it
+        # re-plan, so rounds that went overdue while the app was down are revealed at once.
+        self.runtime.scheduler.wake()
         self.app = AsyncApp(
             client=client,
             signing_secret=self.config.signing_secret or "",
