@@ -75,6 +75,7 @@ class Quiz:
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
         self.ports[port.platform] = port
+        self.notify_changed()  # rounds of this platform are now due work here
 
     def on_change(self, callback: Callable[[], None]) -> None:
         """Called when a round opens, so a sleeping scheduler can re-plan."""

@@ -97,15 +97,10 @@ class FakeSlack:
         self, user_id: str, name: str, *, admin: bool = False, owner: bool = False
     ) -> None:
         self.users[user_id] = {
-            "id": user_id,
-            "team_id": TEAM,
-            "name": name.lower().replace(" ", "."),
-            "real_name": name,
-            "profile": {"display_name": name, "real_name": name},
-            "is_admin": admin,
-            "is_owner": owner,
-            "tz": "Asia/Jakarta",
-        }
+            "id": user_id, "team_id": TEAM, "name": name.lower().replace(" ", "."),
+            "real_name": name, "profile": {"display_name": name, "real_name": name},
+            "is_admin": admin, "is_owner": owner, "tz": "Asia/Jakarta",
+        }  # fmt: skip
 
     def calls_to(self, method: str) -> list[Call]:
         return [c for c in self.calls if c.method == method]
@@ -276,10 +271,11 @@ def signed_headers(
 
 
 def slash_payload(
-    text: str, user: str, response_url: str, channel: str = CHANNEL
+    text: str, user: str, response_url: str, channel: str = CHANNEL, channel_name: str = "quiz"
 ) -> dict[str, str]:
     return dict(
-        token="unused", team_id=TEAM, team_domain="zq", channel_id=channel, channel_name="quiz",
+        token="unused", team_id=TEAM, team_domain="zq", channel_id=channel,
+        channel_name=channel_name,
         user_id=user, user_name=user.lower(), command="/zeroquiz", text=text,
         api_app_id="A0ZEROQUIZ", response_url=response_url, trigger_id="1.2.3",
     )  # fmt: skip
@@ -300,16 +296,11 @@ def click_payload(
         "response_url": response_url,
         "trigger_id": "1.2.3",
         "actions": [
-            {
-                "type": "button",
-                "action_id": button["action_id"],
-                "block_id": actions_block["block_id"],
-                "value": button["value"],
-                "text": button["text"],
-                "action_ts": f"{time.time():.6f}",
-            }
+            {"type": "button", "action_id": button["action_id"], "value": button["value"],
+             "block_id": actions_block["block_id"], "text": button["text"],
+             "action_ts": f"{time.time():.6f}"}
         ],
-    }
+    }  # fmt: skip
 
 
 # -- the real app, wired to the fake -----------------------------------------------------------
@@ -332,18 +323,22 @@ class SlackHarness:
             await response.read()
             return response.status
 
-    async def command(self, text: str, user: str = "U1", channel: str = CHANNEL) -> str:
+    async def command(
+        self, text: str, user: str = "U1", channel: str = CHANNEL, channel_name: str = "quiz"
+    ) -> str:
         """Type `/zeroquiz text`; returns the response_url key where the private reply lands."""
         key = self.fake.new_key()
-        payload = slash_payload(text, user, self.fake.response_url(key), channel)
+        payload = slash_payload(text, user, self.fake.response_url(key), channel, channel_name)
         if self.socket:
             await self.fake.send_envelope("slash_commands", payload)
         else:
             assert await self.post(urlencode(payload)) == 200
         return key
 
-    async def ask(self, text: str, user: str = "U1", channel: str = CHANNEL) -> dict[str, Any]:
-        return await self.fake.reply(await self.command(text, user, channel))
+    async def ask(
+        self, text: str, user: str = "U1", channel: str = CHANNEL, channel_name: str = "quiz"
+    ) -> dict[str, Any]:
+        return await self.fake.reply(await self.command(text, user, channel, channel_name))
 
     def question(self) -> tuple[str, dict[str, Any]]:
         """The latest question posted in the channel, as first posted: (ts, message)."""

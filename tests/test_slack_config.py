@@ -126,7 +126,12 @@ async def test_surface_from_env_and_a_rejected_token(
         )
         with pytest.raises(ConfigError, match="SLACK_API_URL"):
             await SlackSurface(elsewhere, runtime, host="127.0.0.1", port=0).start()
+        bad_app = SlackConfig(bot_token=BOT_TOKEN, app_token="xapp-revoked-1", api_url=fake.api_url)
+        with pytest.raises(ConfigError, match="SLACK_APP_TOKEN was rejected by Slack"):
+            await SlackSurface(bad_app, runtime, host="127.0.0.1", port=0).start()
+        assert fake.sockets == []  # no websocket was opened with a rejected token
         logged = "\n".join(r.getMessage() for r in caplog.records)
-        assert "xoxb-revoked-999" not in logged and SECRET not in logged
+        for secret in ("xoxb-revoked-999", "xapp-revoked-1", SECRET, BOT_TOKEN):
+            assert secret not in logged
     finally:
         await runtime.close()

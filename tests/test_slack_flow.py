@@ -242,3 +242,15 @@ async def test_rate_limited_or_dropped_post_is_retried(
     assert "Question posted." in shown(reply["blocks"])
     assert len(fake.calls_to("chat.postMessage")) == 4
     assert len(fake.messages) == 2
+
+
+async def test_the_word_payload_in_a_command_does_not_lose_it(
+    slack: SlackHarness, fake: FakeSlack
+) -> None:
+    body = urlencode(slash_payload("question", "U1", fake.response_url("z"), "CP", "payload-team"))
+    assert await slack.post(body, signed_headers(body, secret="2" * 32)) == 401  # still checked
+    assert fake.calls_to("chat.postMessage") == []
+    reply = await slack.ask("question", channel="CPAYLOAD", channel_name="payload-team")
+    assert "Question posted." in shown(reply["blocks"])
+    reply = await slack.ask("start payload")
+    assert "Choose between 1 and" in shown(reply["blocks"])

@@ -7,6 +7,7 @@ check on. Neither blocks the loop, so Discord can run beside it in the same proc
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 
@@ -18,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.runtime import ConfigError, Runtime
 from adapters.slack.config import SlackConfig, load_config
+from adapters.slack.formbody import form_body_middleware
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inflight import Inflight
 from adapters.slack.port import SlackPort
@@ -40,6 +42,7 @@ bolt_log.addFilter(_DropTokenNotice())
 
 EVENTS_PATH = "/slack/events"
 DRAIN_SECONDS = 10.0
+CONNECT_SECONDS = 30.0
 _BAD_TOKEN = frozenset({"invalid_auth", "not_authed", "token_revoked", "account_inactive"})
 
 
@@ -92,13 +95,12 @@ class SlackSurface:
         users = SlackUsers(client, self.config.admins)
         SlackHandlers(quiz, users, self.inflight).register(self.app)
         if self.config.app_token is not None:
-            self._socket = AsyncSocketModeHandler(self.app, app_token=self.config.app_token)
-            await self._socket.connect_async()  # type: ignore[no-untyped-call]
+            await self._connect_socket(client, self.app, self.config.app_token)
             log.info("Slack: connected in Socket Mode")
         else:
-            self._runner = web.AppRunner(
-                self.app.web_app(path=EVENTS_PATH), handle_signals=False, access_log=None
-            )
+            web_app = self.app.web_app(path=EVENTS_PATH)
+            web_app.middlewares.append(form_body_middleware(self.app))
+            self._runner = web.AppRunner(web_app, handle_signals=False, access_log=None)
             await self._runner.setup()
             await web.TCPSite(self._runner, self.host, self.port).start()
             log.info("Slack: HTTP mode on %s", self.url)
@@ -128,9 +130,29 @@ class SlackSurface:
         try:
             await client.auth_test()
         except Exception as exc:
-            code = error_code(exc)
-            if code in _BAD_TOKEN:
-                raise ConfigError(f"SLACK_BOT_TOKEN was rejected by Slack ({code})") from None
+            raise _startup_error(exc, "SLACK_BOT_TOKEN") from None
+
+    async def _connect_socket(self, client: AsyncWebClient, app: AsyncApp, token: str) -> None:
+        """Open the websocket, failing fast: slack_sdk would retry a rejected token forever."""
+        try:
+            opened = await client.apps_connections_open(app_token=token)
+        except Exception as exc:
+            raise _startup_error(exc, "SLACK_APP_TOKEN") from None
+        self._socket = AsyncSocketModeHandler(app, app_token=token, web_client=client)
+        self._socket.client.wss_uri = str(opened["url"])  # the URL just issued, used at once
+        try:
+            await asyncio.wait_for(
+                self._socket.connect_async(),  # type: ignore[no-untyped-call]
+                CONNECT_SECONDS,
+            )
+        except TimeoutError:
             raise ConfigError(
-                f"could not reach the Slack Web API at SLACK_API_URL ({code})"
+                f"could not open the Socket Mode websocket within {CONNECT_SECONDS:.0f} s"
             ) from None
+
+
+def _startup_error(exc: Exception, variable: str) -> ConfigError:
+    code = error_code(exc)
+    if code in _BAD_TOKEN:
+        return ConfigError(f"{variable} was rejected by Slack ({code})")
+    return ConfigError(f"could not reach the Slack Web API at SLACK_API_URL ({code})")

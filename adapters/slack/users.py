@@ -39,12 +39,18 @@ class SlackUsers:
         self._lookups: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
 
     async def display_name(self, user_id: str, fallback: str = "") -> str:
-        """The name people see in Slack; `fallback` (the handle) if users.info fails."""
+        """The name people see in Slack; `fallback` (the handle) if users.info fails.
+
+        Only a person's first click waits for users.info: an expired name is still used while a
+        fresh one is fetched in the background, so the click path stays fast.
+        """
         cached = self._names.get(user_id)
-        if cached is not None and self._now() - cached[1] < self.ttl:
+        if cached is not None:
+            if self._now() - cached[1] >= self.ttl:
+                self._lookup(user_id)
             return cached[0]
         info = await self._info(user_id)
-        return _name(info) if info else (cached[0] if cached else fallback)
+        return _name(info) if info else fallback
 
     async def is_admin(self, user_id: str) -> bool:
         """Listed in ZEROQUIZ_SLACK_ADMINS, or a workspace admin or owner right now."""
@@ -56,13 +62,16 @@ class SlackUsers:
         return any(info.get(k) for k in ("is_admin", "is_owner", "is_primary_owner"))
 
     async def _info(self, user_id: str) -> dict[str, Any] | None:
+        return await asyncio.shield(self._lookup(user_id))
+
+    def _lookup(self, user_id: str) -> asyncio.Task[dict[str, Any] | None]:
         """One users.info call per user at a time, however many clicks arrive together."""
         task = self._lookups.get(user_id)
         if task is None:
             task = asyncio.create_task(self._fetch(user_id))
             self._lookups[user_id] = task
             task.add_done_callback(lambda _: self._lookups.pop(user_id, None))
-        return await asyncio.shield(task)
+        return task
 
     async def _fetch(self, user_id: str) -> dict[str, Any] | None:
         try:
