@@ -23,6 +23,12 @@ from bot.views import (
 )
 
 
+def text_bar(share: float, width: int) -> str:
+    """A share of answers as a bar of block characters, drawable on any text surface."""
+    filled = round(max(0.0, min(1.0, share)) * width)
+    return "█" * filled + "░" * (width - filled)
+
+
 def display_order(row: RoundRow, question: Question) -> tuple[int, ...]:
     return permutation(row.seed, len(question.options))
 

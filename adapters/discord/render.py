@@ -9,6 +9,7 @@ from __future__ import annotations
 import discord
 
 from bot.i18n import t
+from bot.presenter import text_bar
 from bot.views import (
     Feedback,
     LeaderboardView,
@@ -64,8 +65,7 @@ def question_button_specs(view: QuestionView) -> list[tuple[str, str]]:
 
 
 def bar(share: float) -> str:
-    filled = round(share * BAR_WIDTH)
-    return "█" * filled + "░" * (BAR_WIDTH - filled)
+    return text_bar(share, BAR_WIDTH)
 
 
 def reveal_embed(view: RevealView) -> discord.Embed:

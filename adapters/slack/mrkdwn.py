@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+from bot.presenter import text_bar
+
 ELLIPSIS = "…"
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,3}$")
 
@@ -32,5 +34,4 @@ def local_time(when: datetime) -> str:
 
 
 def bar(share: float, width: int = 12) -> str:
-    filled = round(max(0.0, min(1.0, share)) * width)
-    return "█" * filled + "░" * (width - filled)
+    return text_bar(share, width)
