@@ -61,8 +61,10 @@ class DiscordPort:
         return self.client.get_partial_messageable(target, guild_id=int(channel.team))
 
     def _require_ready(self) -> None:
-        if not self.client.is_ready():
-            raise PortNotReady("the Discord connection is not ready yet")
+        # Posting and editing go over REST, which works as soon as the client has logged in; the
+        # gateway's READY can come seconds later, and interactions may arrive in between.
+        if self.client.user is None or self.client.is_closed():
+            raise PortNotReady("the Discord client is not logged in")
 
     async def post_question(
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
