@@ -65,5 +65,11 @@ class FakeClock:
             await asyncio.sleep(0)
 
     @property
+    def next_wake(self) -> datetime | None:
+        """When the earliest sleeper wants to wake (tests check what a scheduler planned)."""
+        pending = [when for when, _, fut in self._sleepers if not fut.done()]
+        return min(pending) if pending else None
+
+    @property
     def sleepers(self) -> int:
         return sum(1 for _, _, f in self._sleepers if not f.done())

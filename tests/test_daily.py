@@ -102,6 +102,32 @@ async def test_jakarta_weekdays_post_at_0200_utc(stack: Stack, clock: FakeClock)
     assert all(v.closes_at - v.opened_at == timedelta(hours=8) for _, v in stack.port.posted)
 
 
+async def test_scheduler_replans_when_a_schedule_changes(stack: Stack, clock: FakeClock) -> None:
+    """No polling: the scheduler sleeps until the next due moment and re-plans on a change."""
+    await clock.advance(to=datetime(2026, 1, 4, 12, 0, tzinfo=UTC))  # Sunday
+    await stack.sched.caught_up()
+    assert clock.next_wake is None  # nothing scheduled: no timer at all
+
+    async def yes() -> bool:
+        return True
+
+    ctx = Context(CHANNEL, ADMIN, yes)
+    await dispatch(stack.quiz, parse_text("daily 09:00 Asia/Jakarta"), ctx)
+    monday_0200 = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)
+    for _ in range(200):  # bounded wait for the woken scheduler's pass (real I/O, not time)
+        if clock.next_wake == monday_0200:
+            break
+        await asyncio.sleep(0.01)
+    assert clock.next_wake == monday_0200 and clock.sleepers == 1
+    await dispatch(stack.quiz, parse_text("daily 07:30 Asia/Jakarta"), ctx)
+    earlier = datetime(2026, 1, 5, 0, 30, tzinfo=UTC)
+    for _ in range(200):
+        if clock.next_wake == earlier:
+            break
+        await asyncio.sleep(0.01)
+    assert clock.next_wake == earlier and clock.sleepers == 1
+
+
 @pytest.mark.parametrize(
     ("day", "utc_hour"),
     [
