@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 POINTS_PER_CORRECT = 10
+ROUND_CACHE_SIZE = 1024
 DEFAULT_WINDOW = timedelta(minutes=10)
 REVEAL_RETRY = timedelta(seconds=30)
 REVEAL_ATTEMPTS = 6
@@ -69,6 +70,8 @@ class Quiz:
         self._reveal_failures: dict[int, tuple[int, datetime]] = {}
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._player_ids: dict[UserRef, int] = {}
+        self._round_cache: dict[int, q.RoundRow] = {}
+        self._round_loads: dict[int, asyncio.Future[q.RoundRow | None]] = {}
         self.runs = Runs(self)
         self.daily: DailySchedules | None = None  # set by DailySchedules when a runtime has one
 
@@ -168,41 +171,68 @@ class Quiz:
         return view
 
     async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
-        """Record a person's first answer (choice = displayed position, 0 for A)."""
+        """Record a person's first answer (choice = displayed position, 0 for A).
+
+        The hot path: a round's fixed facts and a known player's id come from memory, so a
+        click costs one INSERT; the INSERT itself decides (open round, first answer).
+        """
         now = self.now_ms()
-        async with self.db.write() as tx:
-            row = await q.get_round(tx, round_id)
-            question = self.bank.get(row.question_id) if row else None
-            if row is None or question is None or not 0 <= choice < len(question.options):
-                lang: Lang = row.lang if row else "en"
-                return Feedback("unknown", lang, t(lang, "feedback_unknown"))
-            order = presenter.display_order(row, question)
-            # Player ids never change once committed; the cache keeps two statements off the
-            # answer path (a new display name misses the cache and is written through).
-            player = self._player_ids.get(user) or await q.player_id(tx, user)
-            option = order[choice]
-            correct = option == question.answer
-            points = POINTS_PER_CORRECT if correct else 0
-            recorded = await q.insert_answer(
-                tx,
-                round_id=round_id,
-                player=player,
-                option=option,
-                correct=correct,
-                points=points,
-                at=now,
-            )
-            earlier = None if recorded else await q.existing_answer(tx, round_id, player)
-        self._player_ids[user] = player
+        row = await self._round_facts(round_id)
+        question = self.bank.get(row.question_id) if row else None
+        if row is None or question is None or not 0 <= choice < len(question.options):
+            lang: Lang = row.lang if row else "en"
+            return Feedback("unknown", lang, t(lang, "feedback_unknown"))
+        order = presenter.display_order(row, question)
+        option = order[choice]
+        correct = option == question.answer
+        points = POINTS_PER_CORRECT if correct else 0
+        player = self._player_ids.get(user)
+        if player is not None:
+            params = q.answer_params(
+                round_id=round_id, player=player, option=option, correct=correct,
+                points=points, at=now,
+            )  # fmt: skip
+            recorded = await self.db.execute_one(q.INSERT_ANSWER, params) == 1
+        else:
+            async with self.db.write() as tx:
+                player = await q.player_id(tx, user)
+                recorded = await q.insert_answer(
+                    tx, round_id=round_id, player=player, option=option, correct=correct,
+                    points=points, at=now,
+                )  # fmt: skip
+            self._player_ids[user] = player  # committed: ids never change
         if recorded:
             for callback in self._answered:
                 callback(round_id)
             return presenter.feedback_view(
                 row.lang, question, order, option, "correct" if correct else "wrong", points
             )
+        async with self.db.read() as tx:
+            earlier = await q.existing_answer(tx, round_id, player)
         if earlier is not None:
             return presenter.feedback_view(row.lang, question, order, earlier, "already", 0)
         return Feedback("closed", row.lang, t(row.lang, "feedback_closed"))
+
+    async def _round_facts(self, round_id: int) -> q.RoundRow | None:
+        """A round's fixed facts (question, seed, channel language), cached after first use.
+
+        Only fields that never change after opening are read from it; whether the round is
+        still open is always decided by the database.
+        """
+        cached = self._round_cache.get(round_id)
+        if cached is not None:
+            return cached
+        loading = self._round_loads.get(round_id)
+        if loading is None:  # one read however many clicks arrive at once
+            loading = asyncio.ensure_future(self.round_row(round_id))
+            self._round_loads[round_id] = loading
+            loading.add_done_callback(lambda _: self._round_loads.pop(round_id, None))
+        row = await asyncio.shield(loading)
+        if row is not None:
+            if len(self._round_cache) >= ROUND_CACHE_SIZE:
+                self._round_cache.pop(next(iter(self._round_cache)))
+            self._round_cache[round_id] = row
+        return row
 
     async def question_view(self, round_id: int) -> QuestionView | None:
         """The current public view of a round (for live answer counts)."""
@@ -366,6 +396,7 @@ class Quiz:
         async with self.db.write() as tx:
             cid = await q.channel_id(tx, channel)
             await tx.execute("UPDATE channels SET lang = ? WHERE id = ?", (lang, cid))
+        self._round_cache.clear()  # feedback of open rounds follows the new language
         return NoticeView(lang, t(lang, "lang_set"))
 
     async def set_team_tz(self, team: TeamRef, tz_name: str) -> None:

@@ -123,3 +123,22 @@ async def test_unknown_round_and_bad_option(quiz: Quiz) -> None:
     assert view is not None
     assert (await quiz.answer(view.round_id, user(1), 7)).status == "unknown"
     assert await answer_rows(quiz.db, view.round_id) == 0
+
+
+async def test_returning_players_are_held_to_the_same_rules(quiz: Quiz) -> None:
+    """A known player's click takes the one-statement path; the database still decides."""
+    first = await quiz.start_round(CHANNEL)
+    assert first is not None
+    await quiz.answer(first.round_id, user(1), 0)  # now a known player
+    second = await quiz.start_round(CHANNEL)
+    assert second is not None
+    clicks = await asyncio.gather(
+        *(quiz.answer(second.round_id, user(1), i % 4) for i in range(20))
+    )
+    assert sum(c.recorded for c in clicks) == 1
+    assert await answer_rows(quiz.db, second.round_id) == 1
+    third = await quiz.start_round(CHANNEL)
+    assert third is not None
+    await quiz.close_round(third.round_id, "admin")
+    assert (await quiz.answer(third.round_id, user(1), 0)).status == "closed"
+    assert await answer_rows(quiz.db, third.round_id) == 0

@@ -117,6 +117,13 @@ class Database:
                 raise
             await self._conn.execute("COMMIT")
 
+    async def execute_one(self, sql: str, params: Params = ()) -> int:
+        """One write statement on its own, which SQLite runs as a transaction by itself (atomic,
+        waits on the busy timeout like BEGIN IMMEDIATE). For the hot answer path: one round trip
+        to the database thread instead of three. Returns the row count."""
+        async with self._lock, self._conn.execute(sql, params) as cur:
+            return cur.rowcount
+
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Tx]:
         """A consistent read snapshot (deferred transaction)."""

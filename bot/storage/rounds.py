@@ -52,12 +52,10 @@ def _round(row: Row) -> RoundRow:
 
 
 async def team_id(tx: Tx, team: TeamRef) -> int:
-    await tx.execute(
-        "INSERT INTO teams (platform, team) VALUES (?, ?) ON CONFLICT DO NOTHING",
-        (team.platform, team.team),
-    )
     row = await tx.fetchone(
-        "SELECT id FROM teams WHERE platform = ? AND team = ?", (team.platform, team.team)
+        """INSERT INTO teams (platform, team) VALUES (?, ?)
+           ON CONFLICT (platform, team) DO UPDATE SET team = excluded.team RETURNING id""",
+        (team.platform, team.team),
     )
     assert row is not None
     return int(row["id"])
@@ -77,15 +75,15 @@ async def channel_id(tx: Tx, channel: ChannelRef) -> int:
 
 
 async def player_id(tx: Tx, user: UserRef) -> int:
+    """The player's id, created on first sight; a non-empty new display name is kept."""
     tid = await team_id(tx, TeamRef(user.platform, user.team))
-    await tx.execute(
-        """INSERT INTO players (team_id, user, display_name) VALUES (?, ?, ?)
-           ON CONFLICT (team_id, user) DO UPDATE SET display_name = excluded.display_name
-           WHERE excluded.display_name != '' AND excluded.display_name != display_name""",
-        (tid, user.user, user.display_name),
-    )
     row = await tx.fetchone(
-        "SELECT id FROM players WHERE team_id = ? AND user = ?", (tid, user.user)
+        """INSERT INTO players (team_id, user, display_name) VALUES (?, ?, ?)
+           ON CONFLICT (team_id, user) DO UPDATE SET display_name =
+               CASE WHEN excluded.display_name != '' THEN excluded.display_name
+                    ELSE display_name END
+           RETURNING id""",
+        (tid, user.user, user.display_name),
     )
     assert row is not None
     return int(row["id"])
@@ -165,17 +163,30 @@ async def existing_answer(tx: Tx, round_id: int, player: int) -> int | None:
     return int(row["option"]) if row is not None else None
 
 
+# Recorded only while the round is open at that instant, and once per (round, player): the
+# database decides, so concurrent clicks, retries and a second instance cannot count twice.
+INSERT_ANSWER = """
+    INSERT INTO answers (round_id, player_id, option, correct, points, answered_at)
+    SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (
+        SELECT 1 FROM rounds WHERE id = ? AND closed_at IS NULL AND deadline_at > ?)
+    ON CONFLICT (round_id, player_id) DO NOTHING
+"""
+
+
+def answer_params(
+    *, round_id: int, player: int, option: int, correct: bool, points: int, at: int
+) -> tuple[int, ...]:
+    return (round_id, player, option, int(correct), points, at, round_id, at)
+
+
 async def insert_answer(
     tx: Tx, *, round_id: int, player: int, option: int, correct: bool, points: int, at: int
 ) -> bool:
     """Record an answer only while the round is open; False if closed or already answered."""
-    count, _ = await tx.execute(
-        """INSERT INTO answers (round_id, player_id, option, correct, points, answered_at)
-           SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (
-               SELECT 1 FROM rounds WHERE id = ? AND closed_at IS NULL AND deadline_at > ?)
-           ON CONFLICT (round_id, player_id) DO NOTHING""",
-        (round_id, player, option, int(correct), points, at, round_id, at),
+    params = answer_params(
+        round_id=round_id, player=player, option=option, correct=correct, points=points, at=at
     )
+    count, _ = await tx.execute(INSERT_ANSWER, params)
     return count == 1
 
 
