@@ -21,11 +21,11 @@ from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.periods import from_ms, period_start, to_ms
 from bot.ports import ChatPort, DeliveryError
+from bot.reveals import Reveals
 from bot.runs import Runs
 from bot.selection import choose_question
 from bot.storage import Database, scores
 from bot.storage import rounds as q
-from bot.storage.daily import daily_history
 from bot.storage.db import Tx
 from bot.views import (
     Feedback,
@@ -45,8 +45,6 @@ log = logging.getLogger(__name__)
 POINTS_PER_CORRECT = 10
 ROUND_CACHE_SIZE = 1024
 DEFAULT_WINDOW = timedelta(minutes=10)
-REVEAL_RETRY = timedelta(seconds=30)
-REVEAL_ATTEMPTS = 6
 
 
 class Quiz:
@@ -67,12 +65,12 @@ class Quiz:
         self.ports: dict[str, ChatPort] = {}
         self._changed: list[Callable[[], None]] = []
         self._answered: list[Callable[[int], None]] = []
-        self._reveal_failures: dict[int, tuple[int, datetime]] = {}
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._player_ids: dict[UserRef, int] = {}
         self._round_cache: dict[int, q.RoundRow] = {}
         self._round_loads: dict[int, asyncio.Future[q.RoundRow | None]] = {}
         self.runs = Runs(self)
+        self.reveals = Reveals(self)
         self.daily: DailySchedules | None = None  # set by DailySchedules when a runtime has one
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -91,6 +89,11 @@ class Quiz:
     def message_lock(self, round_id: int) -> asyncio.Lock:
         """Serialises edits of one posted message, so a late live count never hides a reveal."""
         return self._message_locks.setdefault(round_id, asyncio.Lock())
+
+    def forget_message(self, round_id: int) -> None:
+        """The round is revealed: its message is never edited again, and its facts not needed."""
+        self._message_locks.pop(round_id, None)
+        self._round_cache.pop(round_id, None)
 
     def now_ms(self) -> int:
         return to_ms(self.clock.now())
@@ -254,7 +257,7 @@ class Quiz:
             closed = await q.mark_closed(tx, round_id, self.now_ms(), reason)
         if not closed:
             return None
-        view = await self._deliver_reveal(round_id)
+        view = await self.reveals.deliver(round_id)
         await self.runs.continue_after(round_id)
         return view
 
@@ -271,57 +274,6 @@ class Quiz:
         if not rows or await self.close_round(rows[0].id, "admin") is None:
             return NoticeView(lang, t(lang, "no_open_round"), ok=False)
         return NoticeView(lang, t(lang, "round_closed_now"))
-
-    async def _reveal_data(self, round_id: int) -> tuple[q.RoundRow, RevealView] | None:
-        async with self.db.read() as tx:
-            row = await q.get_round(tx, round_id)
-            if row is None:
-                return None
-            counts = await q.answer_counts(tx, round_id)
-            fastest = await q.fastest_correct(tx, round_id)
-            history = await daily_history(tx, row.channel_id) if row.kind == "daily" else []
-        question = self.bank.get(row.question_id)
-        if question is None:
-            return None
-        streaks = presenter.daily_streaks(history)
-        return row, presenter.reveal_view(row, question, counts, fastest, streaks)
-
-    async def _deliver_reveal(self, round_id: int) -> RevealView | None:
-        data = await self._reveal_data(round_id)
-        if data is None:
-            await self._mark_revealed(round_id)
-            return None
-        row, view = data
-        port = self.ports.get(row.platform)
-        if port is not None:
-            try:
-                async with self.message_lock(round_id):
-                    await port.post_reveal(row.channel_ref, row.message_ref, view)
-            except Exception as exc:  # a platform failure must not lose the close
-                attempts = self._reveal_failures.get(round_id, (0, self.clock.now()))[0] + 1
-                log.warning(
-                    "reveal of round %s in %s failed (attempt %d): %s",
-                    round_id,
-                    row.channel_ref,
-                    attempts,
-                    exc,
-                )
-                if attempts < REVEAL_ATTEMPTS:
-                    retry_at = self.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
-                    self._reveal_failures[round_id] = (attempts, retry_at)
-                    return view
-                log.error("giving up on the reveal of round %s", round_id)
-        self._reveal_failures.pop(round_id, None)
-        self._message_locks.pop(round_id, None)
-        await self._mark_revealed(round_id)
-        return view
-
-    async def _mark_revealed(self, round_id: int) -> None:
-        async with self.db.write() as tx:
-            await tx.execute(
-                "UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL",
-                (self.now_ms(), round_id),
-            )
 
     # -- runs (bot/runs.py) ------------------------------------------------------------------
     async def start_run(
@@ -351,7 +303,8 @@ class Quiz:
                 platforms,
             )
         candidates = [from_ms(int(row["d"]))] if row and row["d"] is not None else []
-        candidates += [at for _, at in self._reveal_failures.values()]
+        retry = self.reveals.next_retry()
+        candidates += [retry] if retry is not None else []
         return min(candidates) if candidates else None
 
     async def process_due(self) -> None:
@@ -376,9 +329,8 @@ class Quiz:
         for row in overdue:
             await self.close_round(row.id, "deadline")
         for row in unrevealed:
-            failure = self._reveal_failures.get(row.id)
-            if failure is None or failure[1] <= self.clock.now():
-                await self._deliver_reveal(row.id)
+            if self.reveals.may_retry(row.id):
+                await self.reveals.deliver(row.id)
         for row in stalled:
             if row.id not in {o.id for o in overdue}:
                 await self.runs.continue_after(row.id)

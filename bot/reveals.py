@@ -1,0 +1,88 @@
+"""Delivering a closed round's reveal: the question message becomes its answer, once.
+
+The database's `revealed_at` is the truth; a platform failure is retried with backoff (in memory,
+and again by the first pass after a restart), and answers are never touched by it.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from bot import presenter
+from bot.storage import rounds as q
+from bot.storage.daily import daily_history
+from bot.views import RevealView
+
+if TYPE_CHECKING:
+    from bot.quiz import Quiz
+
+log = logging.getLogger(__name__)
+
+REVEAL_RETRY = timedelta(seconds=30)
+REVEAL_ATTEMPTS = 6
+
+
+class Reveals:
+    def __init__(self, quiz: Quiz) -> None:
+        self.quiz = quiz
+        self._failures: dict[int, tuple[int, datetime]] = {}  # round -> (attempts, retry at)
+
+    def next_retry(self) -> datetime | None:
+        return min((at for _, at in self._failures.values()), default=None)
+
+    def may_retry(self, round_id: int) -> bool:
+        failure = self._failures.get(round_id)
+        return failure is None or failure[1] <= self.quiz.clock.now()
+
+    async def deliver(self, round_id: int) -> RevealView | None:
+        """Post the reveal through the round's port; leave it pending if the platform fails or
+        this process does not serve that platform."""
+        data = await self._data(round_id)
+        if data is None:  # the question left the bank: nothing to show
+            await self._mark(round_id)
+            return None
+        row, view = data
+        port = self.quiz.ports.get(row.platform)
+        if port is None:
+            return view  # another process, which serves this platform, will reveal it
+        try:
+            async with self.quiz.message_lock(round_id):
+                await port.post_reveal(row.channel_ref, row.message_ref, view)
+        except Exception as exc:  # a platform failure must not lose the close
+            attempts = self._failures.get(round_id, (0, self.quiz.clock.now()))[0] + 1
+            log.warning(
+                "reveal of round %s in %s failed (attempt %d): %s",
+                round_id, row.channel_ref, attempts, exc,
+            )  # fmt: skip
+            if attempts < REVEAL_ATTEMPTS:
+                retry_at = self.quiz.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
+                self._failures[round_id] = (attempts, retry_at)
+                return view
+            log.error("giving up on the reveal of round %s", round_id)
+        self._failures.pop(round_id, None)
+        self.quiz.forget_message(round_id)
+        await self._mark(round_id)
+        return view
+
+    async def _data(self, round_id: int) -> tuple[q.RoundRow, RevealView] | None:
+        async with self.quiz.db.read() as tx:
+            row = await q.get_round(tx, round_id)
+            if row is None:
+                return None
+            counts = await q.answer_counts(tx, round_id)
+            fastest = await q.fastest_correct(tx, round_id)
+            history = await daily_history(tx, row.channel_id) if row.kind == "daily" else []
+        question = self.quiz.bank.get(row.question_id)
+        if question is None:
+            return None
+        streaks = presenter.daily_streaks(history)
+        return row, presenter.reveal_view(row, question, counts, fastest, streaks)
+
+    async def _mark(self, round_id: int) -> None:
+        async with self.quiz.db.write() as tx:
+            await tx.execute(
+                "UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL",
+                (self.quiz.now_ms(), round_id),
+            )
