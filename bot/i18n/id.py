@@ -90,7 +90,7 @@ MESSAGES: dict[str, str] = {
     "not_admin": "Hanya admin yang bisa melakukan itu.",
     # slack
     "slack_answer_label": "Jawab {letter}",
-    "slack_failed": "Ada yang salah di sisi saya. Silakan coba lagi sebentar lagi.",
+    "slack_failed": "Terjadi kesalahan di sisi saya. Silakan coba lagi sebentar lagi.",
     "slack_err_not_in_channel": (
         "aplikasi belum ada di channel ini. Undang dengan `/invite @ZeroQuiz`, lalu coba lagi."
     ),
@@ -138,7 +138,7 @@ MESSAGES: dict[str, str] = {
     "discord_perm_view_channel": "Lihat Saluran",
     "discord_perm_send_messages": "Kirim Pesan",
     "discord_perm_embed_links": "Sematkan Tautan",
-    "discord_failed": "Ada yang salah di sisi saya. Silakan coba lagi sebentar lagi.",
+    "discord_failed": "Terjadi kesalahan di sisi saya. Silakan coba lagi sebentar lagi.",
     # terminal
     "term_question": "Soal {n}/{total}",
     "term_prompt": "Jawabanmu ({letters}): ",
