@@ -19,7 +19,6 @@ from bot.quiz import Quiz
 from bot.runs import MAX_RUN
 from bot.views import PERIODS, LeaderboardView, NoticeView, Period, QuestionView, StatsView
 
-COMMANDS = ("help", "question", "start", "leaderboard", "stats", "close", "lang", "daily")
 ADMIN_COMMANDS = frozenset({"close", "lang", "daily"})
 
 Reply = NoticeView | LeaderboardView | StatsView

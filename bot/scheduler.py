@@ -35,10 +35,6 @@ class Scheduler:
         self._in_pass = False
         self._pass_done = asyncio.Condition()
 
-    def add(self, source: DueWork) -> None:
-        self.sources.append(source)
-        self.wake()
-
     def wake(self) -> None:
         self._wake.set()
 

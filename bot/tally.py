@@ -27,7 +27,6 @@ class LiveTally:
         self._last: dict[int, datetime] = {}
         self._pending: dict[int, asyncio.Task[None]] = {}  # refresh not started yet, per round
         self._running: dict[asyncio.Task[None], datetime] = {}  # every live task -> due time
-        self.edits = 0
         quiz.on_answer(self.poke)
 
     def poke(self, round_id: int) -> None:
@@ -75,7 +74,6 @@ class LiveTally:
             if view is None:
                 return
             await port.update_question(row.channel_ref, row.message_ref, view)
-            self.edits += 1
 
     async def drain(self) -> None:
         """Wait for the refreshes that are already due (tests; a graceful stop)."""

@@ -17,7 +17,6 @@ MESSAGES: dict[str, str] = {
     "feedback_points": "+{points} points",
     "why": "Why",
     # reveal
-    "reveal_title": "ZeroQuiz · Answer",
     "reveal_answer": "The answer: {letter}) {text}",
     "reveal_right": "{right} of {total} answered right",
     "reveal_nobody": "Nobody answered this one.",

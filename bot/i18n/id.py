@@ -17,7 +17,6 @@ MESSAGES: dict[str, str] = {
     "feedback_points": "+{points} poin",
     "why": "Penjelasan",
     # reveal
-    "reveal_title": "ZeroQuiz · Jawaban",
     "reveal_answer": "Jawabannya: {letter}) {text}",
     "reveal_right": "{right} dari {total} menjawab benar",
     "reveal_nobody": "Belum ada yang menjawab soal ini.",
