@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from bot.model import ChannelRef
+from bot.model import ChannelRef, Lang, Question
+from bot.storage.rounds import RoundRow
 from bot.views import NoticeView, QuestionView, RevealView
 
 
@@ -40,3 +41,40 @@ class RecordingPort:
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         self.notices.append((channel, view))
+
+
+def round_row(
+    question: Question,
+    lang: Lang,
+    *,
+    platform: str,
+    opened_at: int,
+    round_id: int = 1,
+    seed: int = 5,
+    kind: str = "single",
+    message_ref: str | None = None,
+) -> RoundRow:
+    """An open round as the database would return it, for render tests that need no database.
+
+    kind "run" makes it question 20 of a 20-question run, the longest title a run can have.
+    """
+    run = kind == "run"
+    return RoundRow(
+        id=round_id,
+        channel_id=1,
+        platform=platform,
+        team="T1",
+        channel="C1",
+        lang=lang,
+        question_id=question.id,
+        seed=seed,
+        kind=kind,
+        run_id=1 if run else None,
+        run_index=19 if run else None,
+        run_total=20 if run else None,
+        opened_at=opened_at,
+        deadline_at=opened_at + 600_000,
+        closed_at=None,
+        revealed_at=None,
+        message_ref=message_ref,
+    )

@@ -76,6 +76,23 @@ def post_times(port: RecordingPort) -> list[datetime]:
     return [view.opened_at for _, view in port.posted]
 
 
+async def scheduled_at_nine(db_path: Path, clock: FakeClock, bank) -> Stack:
+    """A running instance where an admin set `daily 09:00 UTC` at 08:00 on Monday 2026-01-05."""
+    await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
+    stack = await boot(db_path, clock, bank)
+    assert (await admin(stack, "daily 09:00 UTC")).ok
+    return stack
+
+
+async def planned(clock: FakeClock, when: datetime) -> None:
+    """Bounded wait until the scheduler's timer is set for `when` (real I/O, not time)."""
+    for _ in range(200):
+        if clock.next_wake == when:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"scheduler planned {clock.next_wake}, not {when}")
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(datetime(2026, 1, 1, 0, 0, tzinfo=UTC))
@@ -113,19 +130,11 @@ async def test_scheduler_replans_when_a_schedule_changes(stack: Stack, clock: Fa
 
     ctx = Context(CHANNEL, ADMIN, yes)
     await dispatch(stack.quiz, parse_text("daily 09:00 Asia/Jakarta"), ctx)
-    monday_0200 = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)
-    for _ in range(200):  # bounded wait for the woken scheduler's pass (real I/O, not time)
-        if clock.next_wake == monday_0200:
-            break
-        await asyncio.sleep(0.01)
-    assert clock.next_wake == monday_0200 and clock.sleepers == 1
+    await planned(clock, datetime(2026, 1, 5, 2, 0, tzinfo=UTC))
+    assert clock.sleepers == 1
     await dispatch(stack.quiz, parse_text("daily 07:30 Asia/Jakarta"), ctx)
-    earlier = datetime(2026, 1, 5, 0, 30, tzinfo=UTC)
-    for _ in range(200):
-        if clock.next_wake == earlier:
-            break
-        await asyncio.sleep(0.01)
-    assert clock.next_wake == earlier and clock.sleepers == 1
+    await planned(clock, datetime(2026, 1, 5, 0, 30, tzinfo=UTC))
+    assert clock.sleepers == 1
 
 
 @pytest.mark.parametrize(
@@ -222,10 +231,7 @@ class HangingPort(RecordingPort):
 async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
     db_path: Path, clock: FakeClock, bank
 ) -> None:
-    await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
-    setup = await boot(db_path, clock, bank)
-    assert (await admin(setup, "daily 09:00 UTC")).ok
-    await setup.close()
+    await (await scheduled_at_nine(db_path, clock, bank)).close()
 
     db = await Database.open(db_path)
     quiz = Quiz(db, bank, clock, random.Random(3))
@@ -256,9 +262,7 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
 async def test_down_past_posting_time_posts_late_within_grace(
     db_path: Path, clock: FakeClock, bank
 ) -> None:
-    await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
-    s = await boot(db_path, clock, bank)
-    assert (await admin(s, "daily 09:00 UTC")).ok
+    s = await scheduled_at_nine(db_path, clock, bank)
     await clock.advance(to=datetime(2026, 1, 5, 8, 30, tzinfo=UTC))
     await s.close()  # down from 08:30
     await clock.advance(to=datetime(2026, 1, 5, 9, 40, tzinfo=UTC))
@@ -272,9 +276,7 @@ async def test_down_past_posting_time_posts_late_within_grace(
 async def test_down_beyond_grace_skips_and_logs(
     db_path: Path, clock: FakeClock, bank, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
-    s = await boot(db_path, clock, bank)
-    assert (await admin(s, "daily 09:00 UTC")).ok
+    s = await scheduled_at_nine(db_path, clock, bank)
     await clock.advance(to=datetime(2026, 1, 5, 8, 30, tzinfo=UTC))
     await s.close()
     await clock.advance(to=datetime(2026, 1, 5, 11, 0, tzinfo=UTC))

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import discord
 import pytest
 from fake_discord import message_problems, validator
+from helpers import round_row
 
 from adapters.discord.buttons import answer_buttons
 from adapters.discord.render import (
@@ -30,25 +31,14 @@ SENT = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 def row(question: Question, lang: Lang, run: bool = True) -> RoundRow:
-    opened = int(SENT.timestamp() * 1000)
-    return RoundRow(
-        id=BIG_ROUND,
-        channel_id=1,
+    return round_row(
+        question,
+        lang,
         platform="discord",
-        team="1",
-        channel="2",
-        lang=lang,
-        question_id=question.id,
+        opened_at=int(SENT.timestamp() * 1000),
+        round_id=BIG_ROUND,
         seed=12345,
         kind="run" if run else "daily",
-        run_id=1 if run else None,
-        run_index=19 if run else None,
-        run_total=20 if run else None,
-        opened_at=opened,
-        deadline_at=opened + 600_000,
-        closed_at=None,
-        revealed_at=None,
-        message_ref=None,
     )
 
 

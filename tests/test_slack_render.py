@@ -6,6 +6,7 @@ import re
 
 import pytest
 from fake_slack import block_problems, shown, texts
+from helpers import round_row
 
 from adapters.slack import blocks
 from adapters.slack.mrkdwn import clip, escape
@@ -24,23 +25,14 @@ PING = re.compile(r"<(?!!date\^\d+\^\{date_short_pretty\} \{time\}\|[^<>]*>)")
 
 
 def row(question: Question, lang: Lang, *, run: bool = False, seed: int = 5) -> RoundRow:
-    return RoundRow(
-        id=4321,
-        channel_id=1,
+    return round_row(
+        question,
+        lang,
         platform="slack",
-        team="T0TEAM",
-        channel="C0QUIZ",
-        lang=lang,
-        question_id=question.id,
+        opened_at=OPENED,
+        round_id=4321,
         seed=seed,
         kind="run" if run else "single",
-        run_id=7 if run else None,
-        run_index=19 if run else None,
-        run_total=20 if run else None,
-        opened_at=OPENED,
-        deadline_at=DEADLINE,
-        closed_at=None,
-        revealed_at=None,
         message_ref="1700000000.000001",
     )
 
