@@ -16,7 +16,7 @@ from bot.config import database_path
 from bot.export import bank_to_data
 from bot.model import LANGS
 from bot.quiz import Quiz
-from bot.storage import Database, DatabaseTooNewError
+from bot.storage import DatabaseTooNewError, Store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,12 +82,12 @@ async def cmd_play(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 1
     try:
-        db = await Database.open(database_path(args.db))
+        store = await Store.open(database_path(args.db))
     except DatabaseTooNewError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return 2
     try:
-        quiz = Quiz(db, bank, SystemClock(), random.Random())
+        quiz = Quiz(store, bank, SystemClock(), random.Random())
         return await play(
             quiz,
             lang=args.lang,
@@ -98,7 +98,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
             echo=not sys.stdin.isatty(),
         )
     finally:
-        await db.close()
+        await store.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

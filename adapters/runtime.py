@@ -1,7 +1,8 @@
 """What every surface shares in one process: the core, its scheduler and its live counts.
 
 `zeroquiz serve` builds one Runtime and hands it to each configured surface (Slack, Discord), so
-all of them share one asyncio loop, one database connection and one scheduler.
+all of them share one asyncio loop, one store (a writer and readers on the database) and one
+scheduler.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from bot.clock import Clock
 from bot.daily.service import DailySchedules
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
-from bot.storage import Database
+from bot.storage import Store
 from bot.tally import LiveTally
 
 
@@ -40,7 +41,7 @@ class Surface(Protocol):
 
 @dataclass
 class Runtime:
-    db: Database
+    store: Store
     quiz: Quiz
     scheduler: Scheduler
     tally: LiveTally
@@ -51,13 +52,13 @@ class Runtime:
     async def open(
         cls, db_path: str | Path, bank: Bank, clock: Clock, rng: random.Random
     ) -> Runtime:
-        db = await Database.open(db_path)
-        quiz = Quiz(db, bank, clock, rng)
+        store = await Store.open(db_path)
+        quiz = Quiz(store, bank, clock, rng)
         daily = DailySchedules(quiz, clock)
         scheduler = Scheduler(clock, quiz, daily)
         quiz.on_change(scheduler.wake)
         return cls(
-            db=db,
+            store=store,
             quiz=quiz,
             scheduler=scheduler,
             tally=LiveTally(quiz, clock),
@@ -71,4 +72,4 @@ class Runtime:
     async def close(self) -> None:
         await self.scheduler.stop()
         await self.tally.stop()
-        await self.db.close()
+        await self.store.close()

@@ -55,10 +55,14 @@ class ChannelRef:
 
 @dataclass(frozen=True)
 class UserRef:
+    """A person on a platform. A provisional name (a handle, before the platform said the display
+    name) is stored only where no name is known yet."""
+
     platform: str
     team: str
     user: str
     display_name: str = ""
+    provisional_name: bool = False
 
     @property
     def name(self) -> str:

@@ -36,3 +36,17 @@ def to_ms(dt: datetime) -> int:
 
 def from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def period_starts(period: Period, first: datetime, last: datetime, tz_name: str) -> list[datetime]:
+    """Every start of a week or month period in the zone that covers an instant in [first, last]."""
+    start = period_start(period, first, tz_name)
+    assert start is not None, "all time has a single period"
+    step = timedelta(days=7, hours=12) if period == "week" else timedelta(days=32)
+    starts = [start]
+    while True:
+        following = period_start(period, starts[-1] + step, tz_name)
+        assert following is not None
+        if following > last:
+            return starts
+        starts.append(following)

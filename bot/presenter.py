@@ -6,10 +6,8 @@ from typing import Literal
 
 from bot.i18n import t
 from bot.model import LETTERS, Lang, Question
-from bot.periods import from_ms
 from bot.shuffle import permutation
-from bot.storage.rounds import RoundRow
-from bot.storage.scores import ScoreRow
+from bot.storage.records import RoundRecord, ScoreLine
 from bot.views import (
     Feedback,
     LeaderboardView,
@@ -29,11 +27,11 @@ def text_bar(share: float, width: int) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def display_order(row: RoundRow, question: Question) -> tuple[int, ...]:
+def display_order(row: RoundRecord, question: Question) -> tuple[int, ...]:
     return permutation(row.seed, len(question.options))
 
 
-def title_for(row: RoundRow) -> str:
+def title_for(row: RoundRecord) -> str:
     if row.run_index is not None and row.run_total is not None:
         return t(row.lang, "quiz_title_run", n=row.run_index + 1, total=row.run_total)
     if row.kind == "daily":
@@ -41,7 +39,7 @@ def title_for(row: RoundRow) -> str:
     return t(row.lang, "quiz_title")
 
 
-def question_view(row: RoundRow, question: Question, answer_count: int) -> QuestionView:
+def question_view(row: RoundRecord, question: Question, answer_count: int) -> QuestionView:
     lang = row.lang
     order = display_order(row, question)
     return QuestionView(
@@ -53,8 +51,8 @@ def question_view(row: RoundRow, question: Question, answer_count: int) -> Quest
         options=tuple(
             OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
         ),
-        opened_at=from_ms(row.opened_at),
-        closes_at=from_ms(row.deadline_at),
+        opened_at=row.opened_at,
+        closes_at=row.deadline_at,
         answer_count=answer_count,
         hint=t(lang, "pick_letter"),
     )
@@ -91,7 +89,7 @@ def feedback_view(
 
 
 def reveal_view(
-    row: RoundRow,
+    row: RoundRecord,
     question: Question,
     counts: dict[int, int],
     fastest: tuple[str, int] | None,
@@ -170,24 +168,25 @@ def daily_streaks(
 
 
 def leaderboard_view(
-    lang: Lang, period: Period, scores: list[ScoreRow], user: str | None, limit: int
+    lang: Lang, period: Period, top: list[ScoreLine], mine: ScoreLine | None, *, asked: bool
 ) -> LeaderboardView:
+    """`top` in rank order; `mine` the asker's line (ranked even outside the top), if asked."""
     period_name = t(lang, f"period_{period}")
-    ranked = [
-        LeaderRow(
-            rank=i + 1,
+
+    def leader(s: ScoreLine) -> LeaderRow:
+        return LeaderRow(
+            rank=s.rank,
             user=s.user,
             name=s.name,
             points=s.points,
             correct=s.correct,
             answered=s.answered,
         )
-        for i, s in enumerate(scores)
-    ]
-    top = tuple(ranked[:limit])
-    me = next((r for r in ranked if r.user == user), None) if user is not None else None
+
+    rows = tuple(leader(s) for s in top)
+    me = leader(mine) if mine is not None else None
     me_line: str | None = None
-    if user is not None:
+    if asked:
         me_line = (
             t(lang, "leaderboard_you", rank=me.rank, points=me.points, correct=me.correct)
             if me is not None
@@ -197,10 +196,10 @@ def leaderboard_view(
         lang=lang,
         period=period,
         title=t(lang, "leaderboard_title", period=period_name),
-        rows=top,
+        rows=rows,
         lines=tuple(
             t(lang, "leaderboard_row", rank=r.rank, name=r.name, points=r.points, correct=r.correct)
-            for r in top
+            for r in rows
         ),
         me=me,
         me_line=me_line,

@@ -11,8 +11,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot import presenter
-from bot.storage import rounds as q
-from bot.storage.daily import daily_history
+from bot.storage import RoundRecord
 from bot.views import RevealView
 
 if TYPE_CHECKING:
@@ -66,14 +65,14 @@ class Reveals:
         await self._mark(round_id)
         return view
 
-    async def _data(self, round_id: int) -> tuple[q.RoundRow, RevealView] | None:
-        async with self.quiz.db.read() as tx:
-            row = await q.get_round(tx, round_id)
-            if row is None:
-                return None
-            counts = await q.answer_counts(tx, round_id)
-            fastest = await q.fastest_correct(tx, round_id)
-            history = await daily_history(tx, row.channel_id) if row.kind == "daily" else []
+    async def _data(self, round_id: int) -> tuple[RoundRecord, RevealView] | None:
+        store = self.quiz.store
+        row = await store.rounds.get(round_id)
+        if row is None:
+            return None
+        counts = await store.rounds.answer_counts(round_id)
+        fastest = await store.rounds.fastest_correct(round_id)
+        history = await store.daily.history(row.channel_id) if row.kind == "daily" else []
         question = self.quiz.bank.get(row.question_id)
         if question is None:
             return None
@@ -81,8 +80,4 @@ class Reveals:
         return row, presenter.reveal_view(row, question, counts, fastest, streaks)
 
     async def _mark(self, round_id: int) -> None:
-        async with self.quiz.db.write() as tx:
-            await tx.execute(
-                "UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL",
-                (self.quiz.now_ms(), round_id),
-            )
+        await self.quiz.store.rounds.mark_revealed(round_id, self.quiz.now())

@@ -11,7 +11,6 @@ import logging
 from datetime import datetime, timedelta
 
 from bot.clock import Clock
-from bot.periods import to_ms
 from bot.quiz import Quiz
 
 log = logging.getLogger(__name__)
@@ -59,16 +58,14 @@ class LiveTally:
     async def _edit(self, round_id: int) -> None:
         async with self.quiz.message_lock(round_id):
             row = await self.quiz.round_row(round_id)
-            if row is None or row.message_ref is None or not row.is_open(to_ms(self.clock.now())):
+            if row is None or row.message_ref is None or not row.is_open(self.clock.now()):
                 self._last.pop(round_id, None)
                 return
             port = self.quiz.ports.get(row.platform)
             if port is None:
                 return
             max_age = port.live_update_max_age
-            if max_age is not None and to_ms(self.clock.now()) - row.opened_at > to_ms_delta(
-                max_age
-            ):
+            if max_age is not None and self.clock.now() - row.opened_at > max_age:
                 return  # old messages are not edited per click (Discord caps those edits)
             view = await self.quiz.question_view(round_id)
             if view is None:
@@ -90,7 +87,3 @@ class LiveTally:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._pending.clear()
-
-
-def to_ms_delta(delta: timedelta) -> int:
-    return int(delta.total_seconds() * 1000)

@@ -11,7 +11,7 @@ from bot.bank import Bank, load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef
 from bot.quiz import Quiz
-from bot.storage import Database
+from bot.storage import Store
 
 CHANNEL = ChannelRef("test", "T1", "C1")
 
@@ -32,10 +32,10 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def db(db_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(db_path)
-    yield database
-    await database.close()
+async def db(db_path: Path) -> AsyncIterator[Store]:
+    store = await Store.open(db_path)
+    yield store
+    await store.close()
 
 
 @pytest.fixture
@@ -45,8 +45,8 @@ def port() -> RecordingPort:
 
 @pytest.fixture
 def make_quiz(bank: Bank, clock: FakeClock) -> Callable[..., Quiz]:
-    def build(database: Database, *ports: RecordingPort, seed: int = 7) -> Quiz:
-        quiz = Quiz(database, bank, clock, random.Random(seed))
+    def build(store: Store, *ports: RecordingPort, seed: int = 7) -> Quiz:
+        quiz = Quiz(store, bank, clock, random.Random(seed))
         for p in ports:
             quiz.add_port(p)
         return quiz
@@ -55,5 +55,5 @@ def make_quiz(bank: Bank, clock: FakeClock) -> Callable[..., Quiz]:
 
 
 @pytest.fixture
-def quiz(db: Database, port: RecordingPort, make_quiz: Callable[..., Quiz]) -> Quiz:
+def quiz(db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz]) -> Quiz:
     return make_quiz(db, port)

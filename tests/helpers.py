@@ -1,12 +1,15 @@
-"""Test doubles for the platform side only (never for our own core)."""
+"""Test doubles for the platform side only (never for our own core), and a read-only peek."""
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 
 from bot.model import ChannelRef, Lang, Question
-from bot.storage.rounds import RoundRow
+from bot.periods import from_ms
+from bot.storage import RoundRecord
 from bot.views import NoticeView, QuestionView, RevealView
 
 
@@ -53,15 +56,16 @@ def round_row(
     seed: int = 5,
     kind: str = "single",
     message_ref: str | None = None,
-) -> RoundRow:
+) -> RoundRecord:
     """An open round as the database would return it, for render tests that need no database.
 
     kind "run" makes it question 20 of a 20-question run, the longest title a run can have.
     """
     run = kind == "run"
-    return RoundRow(
+    return RoundRecord(
         id=round_id,
         channel_id=1,
+        team_id=1,
         platform=platform,
         team="T1",
         channel="C1",
@@ -72,9 +76,30 @@ def round_row(
         run_id=1 if run else None,
         run_index=19 if run else None,
         run_total=20 if run else None,
-        opened_at=opened_at,
-        deadline_at=opened_at + 600_000,
+        opened_at=from_ms(opened_at),
+        deadline_at=from_ms(opened_at + 600_000),
         closed_at=None,
         revealed_at=None,
         message_ref=message_ref,
     )
+
+
+def peek(db_path: str | Path, sql: str, *params: object) -> list[tuple[object, ...]]:
+    """What the database file holds now, read on a separate read-only connection (as an
+    operator's sqlite3 shell would see it): tests check state without the code under test."""
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        return list(conn.execute(sql, params))
+    finally:
+        conn.close()
+
+
+def poke(db_path: str | Path, *statements: str) -> None:
+    """Change the file behind the bot's back (simulating a crash at a chosen moment)."""
+    conn = sqlite3.connect(db_path, timeout=5)
+    try:
+        with conn:
+            for statement in statements:
+                conn.execute(statement)
+    finally:
+        conn.close()

@@ -11,11 +11,11 @@ from bot.bank import load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
 from bot.quiz import Quiz
-from bot.storage import Database
+from bot.storage import Store
 
 
 async def main(db_path: str, start: str) -> None:
-    db = await Database.open(db_path)
+    db = await Store.open(db_path)
     quiz = Quiz(db, load_bank(), FakeClock(datetime.fromisoformat(start)), random.Random(1))
     short = await quiz.start_round(ChannelRef("test", "T1", "C1"), window=timedelta(minutes=1))
     long = await quiz.start_round(ChannelRef("test", "T1", "C2"), window=timedelta(hours=2))

@@ -6,23 +6,22 @@ import asyncio
 from collections.abc import Callable
 
 from conftest import CHANNEL
-from helpers import RecordingPort
+from helpers import RecordingPort, peek
 
 from bot.clock import FakeClock
 from bot.model import UserRef
 from bot.quiz import Quiz
-from bot.storage import Database
+from bot.storage import Store
 
 
 def user(n: int | str) -> UserRef:
     return UserRef("test", "T1", f"U{n}", f"Player {n}")
 
 
-async def answer_rows(db: Database, round_id: int) -> int:
-    async with db.read() as tx:
-        row = await tx.fetchone("SELECT COUNT(*) AS n FROM answers WHERE round_id = ?", (round_id,))
-    assert row is not None
-    return int(row["n"])
+async def answer_rows(store: Store, round_id: int) -> int:
+    [(count,)] = peek(store.path, "SELECT COUNT(*) FROM answers WHERE round_id = ?", round_id)
+    assert isinstance(count, int)
+    return count
 
 
 async def test_first_answer_is_final_and_explained(quiz: Quiz, bank) -> None:
@@ -37,7 +36,7 @@ async def test_first_answer_is_final_and_explained(quiz: Quiz, bank) -> None:
     assert again.status == "already"
     assert again.chosen_letter == "A"
     assert "already answered A" in again.headline
-    assert await answer_rows(quiz.db, view.round_id) == 1
+    assert await answer_rows(quiz.store, view.round_id) == 1
 
 
 async def test_correct_letter_follows_the_round_shuffle(quiz: Quiz, bank) -> None:
@@ -61,7 +60,7 @@ async def test_200_users_concurrently_record_200_answers(quiz: Quiz) -> None:
         *(quiz.answer(view.round_id, user(i), i % 4) for i in range(200))
     )
     assert all(r.recorded for r in results)
-    assert await answer_rows(quiz.db, view.round_id) == 200
+    assert await answer_rows(quiz.store, view.round_id) == 200
 
 
 async def test_same_user_twenty_concurrent_clicks_record_one(quiz: Quiz) -> None:
@@ -70,15 +69,15 @@ async def test_same_user_twenty_concurrent_clicks_record_one(quiz: Quiz) -> None
     results = await asyncio.gather(*(quiz.answer(view.round_id, user(1), i % 4) for i in range(20)))
     assert sum(r.recorded for r in results) == 1
     assert sum(r.status == "already" for r in results) == 19
-    assert await answer_rows(quiz.db, view.round_id) == 1
+    assert await answer_rows(quiz.store, view.round_id) == 1
 
 
 async def test_two_processes_worth_of_connections_cannot_double_count(
     db_path, make_quiz: Callable[..., Quiz], port: RecordingPort
 ) -> None:
     """Two Quiz instances with their own connections to one file, as two running bots would."""
-    db_a = await Database.open(db_path)
-    db_b = await Database.open(db_path)
+    db_a = await Store.open(db_path)
+    db_b = await Store.open(db_path)
     try:
         quiz_a, quiz_b = make_quiz(db_a, port), make_quiz(db_b, port)
         view = await quiz_a.start_round(CHANNEL)
@@ -102,7 +101,7 @@ async def test_answers_after_close_record_nothing(quiz: Quiz, port: RecordingPor
     late = await asyncio.gather(*(quiz.answer(view.round_id, user(i), 1) for i in range(2, 30)))
     assert {r.status for r in late} == {"closed"}
     assert "closed" in late[0].headline
-    assert await answer_rows(quiz.db, view.round_id) == 1
+    assert await answer_rows(quiz.store, view.round_id) == 1
     # An earlier answerer clicking again after close is told they already answered.
     assert (await quiz.answer(view.round_id, user(1), 2)).status == "already"
 
@@ -114,7 +113,7 @@ async def test_answer_after_deadline_but_before_close_is_refused(
     assert view is not None
     await clock.advance(to=view.closes_at)
     assert (await quiz.answer(view.round_id, user(1), 0)).status == "closed"
-    assert await answer_rows(quiz.db, view.round_id) == 0
+    assert await answer_rows(quiz.store, view.round_id) == 0
 
 
 async def test_unknown_round_and_bad_option(quiz: Quiz) -> None:
@@ -122,7 +121,7 @@ async def test_unknown_round_and_bad_option(quiz: Quiz) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     assert (await quiz.answer(view.round_id, user(1), 7)).status == "unknown"
-    assert await answer_rows(quiz.db, view.round_id) == 0
+    assert await answer_rows(quiz.store, view.round_id) == 0
 
 
 async def test_returning_players_are_held_to_the_same_rules(quiz: Quiz) -> None:
@@ -136,9 +135,9 @@ async def test_returning_players_are_held_to_the_same_rules(quiz: Quiz) -> None:
         *(quiz.answer(second.round_id, user(1), i % 4) for i in range(20))
     )
     assert sum(c.recorded for c in clicks) == 1
-    assert await answer_rows(quiz.db, second.round_id) == 1
+    assert await answer_rows(quiz.store, second.round_id) == 1
     third = await quiz.start_round(CHANNEL)
     assert third is not None
     await quiz.close_round(third.round_id, "admin")
     assert (await quiz.answer(third.round_id, user(1), 0)).status == "closed"
-    assert await answer_rows(quiz.db, third.round_id) == 0
+    assert await answer_rows(quiz.store, third.round_id) == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.i18n import en, id
-from bot.storage import Database, DatabaseTooNewError
+from bot.storage import DatabaseTooNewError, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,29 +45,30 @@ def test_catalogues_have_the_same_keys_and_placeholders() -> None:
 
 async def test_database_newer_than_code_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "future.sqlite3"
-    db = await Database.open(path)
+    db = await Store.open(path)
     await db.close()
     import sqlite3
 
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA user_version = 999")
     with pytest.raises(DatabaseTooNewError, match="schema version 999"):
-        await Database.open(path)
+        await Store.open(path)
 
 
 async def test_database_pragmas(tmp_path: Path) -> None:
-    db = await Database.open(tmp_path / "p.sqlite3")
+    db = await Store.open(tmp_path / "p.sqlite3")
     try:
-        async with db.read() as tx:
-            fk = await tx.fetchone("PRAGMA foreign_keys")
-            timeout = await tx.fetchone("PRAGMA busy_timeout")
-        async with db.write() as tx:
-            mode = await tx.fetchone("PRAGMA journal_mode")
-        assert fk is not None and fk[0] == 1
-        assert timeout is not None and timeout[0] >= 1000
-        assert mode is not None and mode[0] == "wal"
+        settings = await db.connection_settings()
     finally:
         await db.close()
+    writer, *readers = settings
+    assert readers, "reads have connections of their own"
+    for conn in settings:
+        assert conn["foreign_keys"] == 1
+        assert int(conn["busy_timeout"]) >= 1000
+        assert conn["journal_mode"] == "wal"
+    assert writer["query_only"] == 0
+    assert all(r["query_only"] == 1 for r in readers)  # a reader can never write
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from bot.daily.timing import due_at
 from bot.model import UserRef
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
-from bot.storage import Database
+from bot.storage import Store
 from bot.views import NoticeView
 
 NEW_YORK = ZoneInfo("America/New_York")
@@ -31,7 +31,7 @@ ADMIN = UserRef("test", "T1", "UADMIN", "Admin")
 
 @dataclass
 class Stack:
-    db: Database
+    db: Store
     quiz: Quiz
     daily: DailySchedules
     sched: Scheduler
@@ -43,7 +43,7 @@ class Stack:
 
 
 async def boot(db_path: Path, clock: FakeClock, bank, seed: int = 1) -> Stack:
-    db = await Database.open(db_path)
+    db = await Store.open(db_path)
     port = RecordingPort()
     quiz = Quiz(db, bank, clock, random.Random(seed))
     quiz.add_port(port)
@@ -233,7 +233,7 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
 ) -> None:
     await (await scheduled_at_nine(db_path, clock, bank)).close()
 
-    db = await Database.open(db_path)
+    db = await Store.open(db_path)
     quiz = Quiz(db, bank, clock, random.Random(3))
     hanging = HangingPort()
     quiz.add_port(hanging)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import fake_discord as fake
 import pytest
 from fake_discord import MANAGE_GUILD, BotFactory, FakeDiscord
+from helpers import poke
 
 from bot.clock import FakeClock
 
@@ -68,9 +69,11 @@ async def test_restart_after_a_lost_acknowledgement_does_not_show_two_posts(
     await bot.runtime.scheduler.caught_up()
     await fake_discord.wait_for(lambda: len(fake_discord.posted) == 1)
     # Forget that it was posted, as if the process had died before recording it.
-    async with bot.runtime.db.write() as tx:
-        await tx.execute("UPDATE daily_posts SET status = 'claimed'")
-        await tx.execute("UPDATE rounds SET message_ref = NULL")
+    poke(
+        bot.runtime.store.path,
+        "UPDATE daily_posts SET status = 'claimed'",
+        "UPDATE rounds SET message_ref = NULL",
+    )
     await bots.stop(bot)
     await clock.advance(180)  # past the claim's lease
     again = await bots.start()

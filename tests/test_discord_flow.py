@@ -26,10 +26,11 @@ from fake_discord import (
     custom_ids,
     user,
 )
+from helpers import peek
 
 from bot import presenter
 from bot.model import ChannelRef
-from bot.storage.rounds import RoundRow
+from bot.storage import RoundRecord
 
 # The fake Discord and the bot factory, as fixtures of this module.
 endpoints, fake_discord, bots = fake.endpoints, fake.fake_discord, fake.bots
@@ -37,30 +38,28 @@ endpoints, fake_discord, bots = fake.endpoints, fake.fake_discord, fake.bots
 Json = dict[str, Any]
 
 
-async def latest_round(bot: RunningBot) -> RoundRow:
+async def latest_round(bot: RunningBot) -> RoundRecord:
     rows = await bot.runtime.quiz.round_row(await _latest_id(bot))
     assert rows is not None
     return rows
 
 
 async def _latest_id(bot: RunningBot) -> int:
-    async with bot.runtime.db.read() as tx:
-        found = await tx.fetchone("SELECT MAX(id) AS id FROM rounds")
-    assert found is not None
-    return int(found["id"])
+    [(found,)] = peek(bot.runtime.store.path, "SELECT MAX(id) FROM rounds")
+    assert isinstance(found, int)
+    return found
 
 
-def right_option(bot: RunningBot, row: RoundRow) -> int:
+def right_option(bot: RunningBot, row: RoundRecord) -> int:
     question = bot.runtime.quiz.bank.get(row.question_id)
     assert question is not None
     return presenter.display_order(row, question).index(question.answer)
 
 
 async def answers(bot: RunningBot) -> int:
-    async with bot.runtime.db.read() as tx:
-        found = await tx.fetchone("SELECT COUNT(*) AS n FROM answers")
-    assert found is not None
-    return int(found["n"])
+    [(found,)] = peek(bot.runtime.store.path, "SELECT COUNT(*) FROM answers")
+    assert isinstance(found, int)
+    return found
 
 
 def text_of(reply: Json) -> str:
@@ -68,7 +67,7 @@ def text_of(reply: Json) -> str:
     return str(embed.get("description") or "")
 
 
-async def post_question(fake: FakeDiscord, bot: RunningBot) -> tuple[int, list[str], RoundRow]:
+async def post_question(fake: FakeDiscord, bot: RunningBot) -> tuple[int, list[str], RoundRecord]:
     reply = await fake.reply_to(await fake.slash("question"))
     assert reply["flags"] & EPHEMERAL and text_of(reply) == "Question posted."
     mid = fake.posted[-1]

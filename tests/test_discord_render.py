@@ -23,14 +23,14 @@ from bot import presenter
 from bot.bank import Bank
 from bot.bank.limits import MAX_EXPLANATION, MAX_OPTION, MAX_OPTIONS, MAX_PROMPT
 from bot.model import LANGS, Lang, Question, Text
-from bot.storage.rounds import RoundRow
+from bot.storage import RoundRecord
 from bot.views import LeaderRow
 
 BIG_ROUND = 10**15  # years of rounds: the custom_id must still fit
 SENT = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-def row(question: Question, lang: Lang, run: bool = True) -> RoundRow:
+def row(question: Question, lang: Lang, run: bool = True) -> RoundRecord:
     return round_row(
         question,
         lang,
@@ -134,7 +134,7 @@ def test_leaderboard_with_long_names_fits() -> None:
     rows = tuple(
         LeaderRow(i + 1, str(i), "@everyone" + "x" * 300, 10**6, 10**5, 10**5) for i in range(10)
     )
-    view = presenter.leaderboard_view("en", "all", [], None, 10)
+    view = presenter.leaderboard_view("en", "all", [], None, asked=False)
     lines = tuple(f"{r.rank}. {r.name} · {r.points} pts" for r in rows)
     big = type(view)(
         lang="en",

@@ -15,15 +15,13 @@ from helpers import RecordingPort
 from bot.clock import FakeClock
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
-from bot.storage import Database
+from bot.storage import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def _restart(
-    db_path: Path, clock: FakeClock, bank
-) -> tuple[RecordingPort, Database, Scheduler]:
-    db = await Database.open(db_path)
+async def _restart(db_path: Path, clock: FakeClock, bank) -> tuple[RecordingPort, Store, Scheduler]:
+    db = await Store.open(db_path)
     port = RecordingPort()
     quiz = Quiz(db, bank, clock, random.Random(2))
     quiz.add_port(port)

@@ -14,7 +14,7 @@ from bot import presenter
 from bot.bank import Bank, load_bank
 from bot.i18n import t
 from bot.model import LANGS, Lang, Question, Text
-from bot.storage.rounds import RoundRow
+from bot.storage import RoundRecord
 from bot.views import Feedback, LeaderboardView, LeaderRow, NoticeView, StatsView
 
 OPENED = 1_767_603_600_000  # 2026-01-05 09:00 UTC
@@ -24,7 +24,7 @@ BANK = load_bank()
 PING = re.compile(r"<(?!!date\^\d+\^\{date_short_pretty\} \{time\}\|[^<>]*>)")
 
 
-def row(question: Question, lang: Lang, *, run: bool = False, seed: int = 5) -> RoundRow:
+def row(question: Question, lang: Lang, *, run: bool = False, seed: int = 5) -> RoundRecord:
     return round_row(
         question,
         lang,

@@ -20,9 +20,20 @@ async def test_burst_of_clicks_gives_bounded_edits(
     tally = LiveTally(quiz, clock, interval=timedelta(seconds=5))
     view = await quiz.start_round(CHANNEL)
     assert view is not None
-    await asyncio.gather(
-        *(quiz.answer(view.round_id, UserRef("test", "T1", f"U{i}"), i % 4) for i in range(100))
-    )
+
+    async def wave(first: int) -> None:
+        await asyncio.gather(
+            *(
+                quiz.answer(view.round_id, UserRef("test", "T1", f"U{i}"), i % 4)
+                for i in range(first, first + 50)
+            )
+        )
+
+    await wave(0)
+    await tally.drain()
+    assert len(port.updates) == 1
+    assert port.updates[0][1].answer_count == 50
+    await wave(50)  # within the interval: no edit yet
     await tally.drain()
     assert len(port.updates) == 1
     await clock.advance(5)

@@ -42,7 +42,7 @@ class DiscordSurface:
         self.runtime = runtime
         self.ready_timeout = ready_timeout
         self.gate = Gate()
-        state_path = state_path_for(str(runtime.db.path))
+        state_path = state_path_for(str(runtime.store.path))
         self.client = ZeroQuizClient(
             Handler(runtime.quiz, self.gate),
             guild_id=config.guild_id,

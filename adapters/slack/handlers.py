@@ -1,16 +1,27 @@
 """The /zeroquiz command and the answer buttons, registered on a Bolt AsyncApp.
 
-Both acknowledge first (Slack gives 3 seconds), then call the core, then reply privately through
-the request's response_url: nothing personal is ever posted to the channel.
+A click is recorded (committed, through the core's group commit) before it is acknowledged, so
+an "OK" Slack has seen is always an answer in the database; only then is it acknowledged, and the
+private reply goes out through the response_url afterwards. The app runs with
+`process_before_response`, so the HTTP response leaves the moment `ack()` is called and the
+reply work is a tracked background task that a shutdown lets finish.
+
+Bounded: at most CLICK_SLOTS clicks are between arrival and their reply at once. A click that
+finds no slot within ADMIT_SECONDS is refused with HTTP 503 and not recorded (Slack shows its own
+error; the person can click again), so overload slows acknowledgements instead of piling up
+accepted work.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+from collections.abc import Coroutine
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.response import BoltResponse
 
 from adapters.slack.blocks import (
     ANSWER_ACTION_PREFIX,
@@ -21,6 +32,7 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.inflight import Inflight
 from adapters.slack.port import PLATFORM
+from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
 from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
@@ -32,72 +44,101 @@ log = logging.getLogger(__name__)
 
 COMMAND = "/zeroquiz"
 ANSWER_ACTION = re.compile(rf"^{ANSWER_ACTION_PREFIX}[A-E]$")
+CLICK_SLOTS = 256
+ADMIT_SECONDS = 2.0  # Slack waits 3 s for the acknowledgement
 
 
 class SlackHandlers:
-    def __init__(self, quiz: Quiz, users: SlackUsers, inflight: Inflight) -> None:
+    def __init__(self, quiz: Quiz, users: SlackUsers, inflight: Inflight, replies: Replies) -> None:
         self.quiz = quiz
         self.users = users
         self.inflight = inflight
+        self.replies = replies
+        self._slots = asyncio.Semaphore(CLICK_SLOTS)
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def register(self, app: AsyncApp) -> None:
         app.command(COMMAND)(self.on_command)
         app.action(ANSWER_ACTION)(self.on_answer)
 
-    async def on_command(
-        self, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond
-    ) -> None:
-        await ack()
-        async with self.inflight:
-            team = str(command.get("team_id", ""))
-            channel = ChannelRef(PLATFORM, team, str(command.get("channel_id", "")))
-            user_id = str(command.get("user_id", ""))
-            try:
-                name = await self.users.display_name(user_id, str(command.get("user_name", "")))
-                ctx = Context(
-                    channel=channel,
-                    user=UserRef(PLATFORM, team, user_id, name),
-                    is_admin=lambda: self.users.is_admin(user_id),
-                )
-                reply = await dispatch(self.quiz, parse_text(str(command.get("text", ""))), ctx)
-                message = reply_message(reply)
-            except Exception:
-                log.exception("/zeroquiz failed in channel %s", channel.channel)
-                lang = await self._lang(channel)
-                message = notice_message(NoticeView(lang, t(lang, "slack_failed"), ok=False))
-            await self._respond(respond, message)
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run after the acknowledgement, counted so a shutdown waits for it."""
 
-    async def on_answer(self, ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
-        await ack()
-        async with self.inflight:
-            user = body.get("user") or {}
-            team = str((body.get("team") or {}).get("id") or user.get("team_id") or "")
-            user_id = str(user.get("id", ""))
-            actions = body.get("actions") or [{}]
-            parsed = _parse_value(str(actions[0].get("value", "")))
-            try:
-                if parsed is None:
-                    feedback = Feedback("unknown", "en", t("en", "feedback_unknown"))
-                else:
-                    name = await self.users.display_name(user_id, str(user.get("username", "")))
-                    who = UserRef(PLATFORM, team, user_id, name)
-                    feedback = await self.quiz.answer(parsed[0], who, parsed[1])
-                message = feedback_message(feedback)
-            except Exception:
-                log.exception("answer by %s failed", user_id)
-                message = notice_message(NoticeView("en", t("en", "slack_failed"), ok=False))
-            await self._respond(respond, message)
+        async def tracked() -> None:
+            async with self.inflight:
+                await work
 
-    async def _respond(self, respond: AsyncRespond, message: SlackMessage) -> None:
+        task = asyncio.create_task(tracked())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def on_command(self, ack: AsyncAck, command: dict[str, Any]) -> None:
+        await ack()
+        self._later(self._command(command))
+
+    async def _command(self, command: dict[str, Any]) -> None:
+        team = str(command.get("team_id", ""))
+        channel = ChannelRef(PLATFORM, team, str(command.get("channel_id", "")))
+        user_id = str(command.get("user_id", ""))
         try:
-            await respond(
-                text=message.text,
-                blocks=message.blocks,
-                response_type="ephemeral",
-                replace_original=False,
+            name = await self.users.display_name(user_id, str(command.get("user_name", "")))
+            ctx = Context(
+                channel=channel,
+                user=UserRef(PLATFORM, team, user_id, name),
+                is_admin=lambda: self.users.is_admin(user_id),
             )
-        except Exception as exc:  # the answer is recorded; only the private reply is lost
-            log.warning("private reply not delivered: %s", type(exc).__name__)
+            reply = await dispatch(self.quiz, parse_text(str(command.get("text", ""))), ctx)
+            message = reply_message(reply)
+        except Exception:
+            log.exception("/zeroquiz failed in channel %s", channel.channel)
+            lang = await self._lang(channel)
+            message = notice_message(NoticeView(lang, t(lang, "slack_failed"), ok=False))
+        await self._reply(command.get("response_url"), message)
+
+    async def on_answer(self, ack: AsyncAck, body: dict[str, Any]) -> BoltResponse | None:
+        user = body.get("user") or {}
+        team = str((body.get("team") or {}).get("id") or user.get("team_id") or "")
+        user_id = str(user.get("id", ""))
+        actions = body.get("actions") or [{}]
+        parsed = _parse_value(str(actions[0].get("value", "")))
+        response_url = body.get("response_url")
+        if parsed is None or not user_id:
+            await ack()
+            unknown = Feedback("unknown", "en", t("en", "feedback_unknown"))
+            self._later(self._reply(response_url, feedback_message(unknown)))
+            return None
+        try:
+            await asyncio.wait_for(self._slots.acquire(), ADMIT_SECONDS)
+        except TimeoutError:
+            log.warning("too many clicks at once: refused one (nothing recorded)")
+            return BoltResponse(status=503, body="")
+        try:
+            name = self.users.known_name(user_id)
+            handle = str(user.get("name") or user.get("username") or "")
+            who = UserRef(PLATFORM, team, user_id, name or handle, provisional_name=name is None)
+            feedback = await self.quiz.answer(parsed[0], who, parsed[1])
+        except Exception:
+            self._slots.release()
+            log.exception("recording the answer of %s failed: not acknowledged", user_id)
+            return BoltResponse(status=500, body="")
+        await ack()  # recorded: now Slack may be told
+        if name is None and feedback.recorded:
+            self.users.learn_name(user_id, lambda real: self._rename(team, user_id, real))
+        self._later(self._answered(response_url, feedback))
+        return None
+
+    async def _answered(self, response_url: object, feedback: Feedback) -> None:
+        try:
+            await self._reply(response_url, feedback_message(feedback))
+        finally:
+            self._slots.release()
+
+    async def _rename(self, team: str, user_id: str, name: str) -> None:
+        await self.quiz.rename_player(UserRef(PLATFORM, team, user_id, name))
+
+    async def _reply(self, response_url: object, message: SlackMessage) -> None:
+        if isinstance(response_url, str) and response_url:
+            await self.replies.send(response_url, message)
 
     async def _lang(self, channel: ChannelRef) -> Lang:
         try:

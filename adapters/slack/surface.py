@@ -23,6 +23,7 @@ from adapters.slack.formbody import form_body_middleware
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inflight import Inflight
 from adapters.slack.port import SlackPort
+from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
 from adapters.slack.web import build_client, error_code
 
@@ -69,6 +70,7 @@ class SlackSurface:
         self._session: aiohttp.ClientSession | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
+        self._users: SlackUsers | None = None
 
     async def start(self) -> None:
         try:
@@ -91,9 +93,13 @@ class SlackSurface:
             signing_secret=self.config.signing_secret or "",
             name="zeroquiz",
             logger=bolt_log,
+            # The HTTP response leaves at ack(); the handlers run what follows as tracked tasks.
+            process_before_response=True,
         )
-        users = SlackUsers(client, self.config.admins)
-        SlackHandlers(quiz, users, self.inflight).register(self.app)
+        self._users = SlackUsers(client, self.config.admins)
+        assert self._session is not None
+        handlers = SlackHandlers(quiz, self._users, self.inflight, Replies(self._session))
+        handlers.register(self.app)
         if self.config.app_token is not None:
             await self._connect_socket(client, self.app, self.config.app_token)
             log.info("Slack: connected in Socket Mode")
@@ -121,6 +127,9 @@ class SlackSurface:
             await self._runner.cleanup()
             self._runner = None
         await self.inflight.drain(DRAIN_SECONDS)
+        if self._users is not None:
+            await self._users.close()
+            self._users = None
         if self._session is not None:
             await self._session.close()
             self._session = None

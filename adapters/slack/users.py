@@ -1,8 +1,10 @@
 """Who is clicking: display names for leaderboards, and admin rights for admin commands.
 
 Names come from users.info and are cached in memory (leaderboards show names, never mentions,
-so nobody is pinged). Admin rights are looked up fresh for every admin action, so a demoted
-admin loses them at once.
+so nobody is pinged). A click never waits for users.info: it is recorded with the name known
+now (or the handle), and the name is fetched afterwards by a few background workers, so a burst
+of new people costs a bounded number of concurrent lookups. Admin rights are looked up fresh for
+every admin action, so a demoted admin loses them at once.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -20,6 +22,8 @@ from adapters.slack.web import error_code
 log = logging.getLogger(__name__)
 
 NAME_TTL_SECONDS = 3600.0
+NAME_WORKERS = 2  # concurrent background users.info calls (Slack allows ~100 a minute)
+NAME_BACKLOG = 10_000  # people waiting for a lookup; beyond that, their next click asks again
 
 
 class SlackUsers:
@@ -37,6 +41,44 @@ class SlackUsers:
         self._now = now
         self._names: dict[str, tuple[str, float]] = {}
         self._lookups: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
+        self._wanted: dict[str, Callable[[str], Awaitable[None]]] = {}
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._workers: list[asyncio.Task[None]] = []
+
+    def known_name(self, user_id: str) -> str | None:
+        """The cached name, without waiting; an expired one is refreshed in the background."""
+        cached = self._names.get(user_id)
+        if cached is None:
+            return None
+        if self._now() - cached[1] >= self.ttl:
+            self._lookup(user_id)
+        return cached[0]
+
+    def learn_name(self, user_id: str, found: Callable[[str], Awaitable[None]]) -> None:
+        """Fetch the name in the background and hand it to `found` (to store it)."""
+        if user_id in self._wanted or len(self._wanted) >= NAME_BACKLOG:
+            return
+        self._wanted[user_id] = found
+        self._queue.put_nowait(user_id)
+        while len(self._workers) < NAME_WORKERS:
+            self._workers.append(asyncio.create_task(self._work(), name="zeroquiz-slack-names"))
+
+    async def _work(self) -> None:
+        while True:
+            user_id = await self._queue.get()
+            found = self._wanted.pop(user_id, None)
+            try:
+                info = await self._info(user_id)
+                if info is not None and found is not None:
+                    await found(_name(info))
+            except Exception as exc:  # the answer is recorded; only the name waits
+                log.warning("name of %s not stored: %s", user_id, type(exc).__name__)
+
+    async def close(self) -> None:
+        for task in self._workers:
+            task.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        self._workers.clear()
 
     async def display_name(self, user_id: str, fallback: str = "") -> str:
         """The name people see in Slack; `fallback` (the handle) if users.info fails.

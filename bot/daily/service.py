@@ -18,12 +18,9 @@ from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date, occurrences
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef
-from bot.periods import from_ms, to_ms
 from bot.ports import DeliveryError
 from bot.quiz import Quiz
-from bot.storage import daily as dq
-from bot.storage import rounds as q
-from bot.storage.db import Tx
+from bot.storage import ScheduleRecord
 from bot.views import NoticeView
 
 log = logging.getLogger(__name__)
@@ -35,7 +32,7 @@ LEASE = timedelta(minutes=2)
 class DailySchedules:
     def __init__(self, quiz: Quiz, clock: Clock, *, grace: timedelta = GRACE) -> None:
         self.quiz = quiz
-        self.db = quiz.db
+        self.store = quiz.store
         self.clock = clock
         self.grace = grace
         quiz.daily = self
@@ -54,11 +51,10 @@ class DailySchedules:
         return await self.set(channel, spec, lang)
 
     async def set(self, channel: ChannelRef, spec: specs.DailySpec, lang: Lang) -> NoticeView:
-        now = to_ms(self.clock.now())
-        async with self.db.write() as tx:
-            cid = await q.channel_id(tx, channel)
-            await dq.upsert_schedule(
-                tx,
+        now = self.clock.now()
+        async with self.store.transaction():
+            cid = await self.store.teams.channel_id(channel)
+            await self.store.daily.upsert_schedule(
                 channel_id=cid,
                 at=spec.at,
                 tz=spec.tz,
@@ -68,16 +64,16 @@ class DailySchedules:
                 now=now,
             )
             # The team's leaderboards follow the time zone its admins schedule in.
-            tid = await q.team_id(tx, TeamRef(channel.platform, channel.team))
-            await tx.execute("UPDATE teams SET tz = ? WHERE id = ?", (spec.tz, tid))
+            await self.store.teams.set_team_tz(
+                TeamRef(channel.platform, channel.team), spec.tz, now
+            )
         self.quiz.notify_changed()
         shown = await self.show(channel, lang)
         return NoticeView(lang, t(lang, "daily_set") + "\n" + shown.text)
 
     async def show(self, channel: ChannelRef, lang: Lang) -> NoticeView:
-        async with self.db.read() as tx:
-            cid = await _channel_id(tx, channel)
-            schedule = await dq.channel_schedule(tx, cid) if cid is not None else None
+        cid = await self.store.teams.find_channel(channel)
+        schedule = await self.store.daily.channel_schedule(cid) if cid is not None else None
         if schedule is None:
             return NoticeView(lang, t(lang, "daily_none"))
         next_at = await self._next_occurrence(schedule)
@@ -98,92 +94,91 @@ class DailySchedules:
         return NoticeView(lang, text)
 
     async def off(self, channel: ChannelRef, lang: Lang) -> NoticeView:
-        async with self.db.write() as tx:
-            cid = await q.channel_id(tx, channel)
-            stopped = await dq.deactivate(tx, cid, to_ms(self.clock.now()))
+        async with self.store.transaction():
+            cid = await self.store.teams.channel_id(channel)
+            stopped = await self.store.daily.deactivate(cid, self.clock.now())
         self.quiz.notify_changed()
         return NoticeView(lang, t(lang, "daily_off" if stopped else "daily_none"))
 
     # -- due work -------------------------------------------------------------------------------
     async def next_due(self) -> datetime | None:
         candidates: list[datetime] = []
-        async with self.db.read() as tx:
-            schedules = [s for s in await dq.active_schedules(tx) if s.platform in self.quiz.ports]
-            oldest = await dq.oldest_claim(tx)
+        schedules = [
+            s for s in await self.store.daily.active_schedules() if s.platform in self.quiz.ports
+        ]
+        oldest = await self.store.daily.oldest_claim()
         for schedule in schedules:
             when = await self._next_occurrence(schedule)
             if when is not None:
                 candidates.append(when)
         if oldest is not None:
-            candidates.append(from_ms(oldest) + LEASE)
+            candidates.append(oldest + LEASE)
         return min(candidates) if candidates else None
 
-    async def _next_occurrence(self, schedule: dq.ScheduleRow) -> datetime | None:
+    async def _next_occurrence(self, schedule: ScheduleRecord) -> datetime | None:
         """The next due instant whose day has not been claimed or skipped yet."""
         now = self.clock.now()
         start = local_date(now, schedule.tz) - timedelta(days=1)
-        async with self.db.read() as tx:
-            for day, due in occurrences(schedule.days, schedule.at, schedule.tz, start, 4):
-                if due < from_ms(schedule.updated_at) or await dq.posting(tx, schedule.id, day):
-                    continue
-                if due > now or now - due <= timedelta(milliseconds=schedule.grace_ms):
-                    return max(due, now)
+        for day, due in occurrences(schedule.days, schedule.at, schedule.tz, start, 4):
+            if due < schedule.updated_at or await self.store.daily.posting(schedule.id, day):
+                continue
+            if due > now or now - due <= timedelta(milliseconds=schedule.grace_ms):
+                return max(due, now)
         return None
 
     async def process_due(self) -> None:
         now = self.clock.now()
-        async with self.db.read() as tx:
-            schedules = [s for s in await dq.active_schedules(tx) if s.platform in self.quiz.ports]
-            stale = await dq.stale_claims(tx, to_ms(now - LEASE))
+        schedules = [
+            s for s in await self.store.daily.active_schedules() if s.platform in self.quiz.ports
+        ]
+        stale = await self.store.daily.stale_claims(now - LEASE)
         for schedule in schedules:
             today = local_date(now, schedule.tz)
             for day in (today - timedelta(days=1), today):
                 if day.weekday() in schedule.days:
                     await self._maybe_post(schedule, day, now)
         by_id = {s.id: s for s in schedules}
-        for schedule_id, day, token in stale:
-            if schedule_id in by_id:
-                await self._take_over(by_id[schedule_id], day, token)
+        for claim in stale:
+            if claim.schedule_id in by_id:
+                await self._take_over(by_id[claim.schedule_id], claim.day, claim.token)
 
-    async def _maybe_post(self, schedule: dq.ScheduleRow, day: date, now: datetime) -> None:
+    async def _maybe_post(self, schedule: ScheduleRecord, day: date, now: datetime) -> None:
         due = due_at(day, schedule.at, schedule.tz)
-        if due > now or due < from_ms(schedule.updated_at):
+        if due > now or due < schedule.updated_at:
             return
         late = now - due
         token = uuid.uuid4().hex
         if late > timedelta(milliseconds=schedule.grace_ms):
             detail = f"not running at {due.isoformat()}; {late} late exceeds the grace period"
-            async with self.db.write() as tx:
-                skipped = await dq.claim(
-                    tx, schedule.id, day, token, to_ms(now), status="skipped", detail=detail
-                )
+            skipped = await self.store.daily.claim(
+                schedule.id, day, token, now, status="skipped", detail=detail
+            )
             if skipped:
                 log.warning(
                     "daily question for %s on %s skipped: %s", schedule.channel_ref, day, detail
                 )
             return
-        async with self.db.write() as tx:
-            if not await dq.claim(tx, schedule.id, day, token, to_ms(now)):
+        async with self.store.transaction():
+            if not await self.store.daily.claim(schedule.id, day, token, now):
                 return  # posted, skipped, or being posted by another instance
             row = await self.quiz.open_round(
-                tx,
                 schedule.channel_ref,
                 window=timedelta(milliseconds=schedule.window_ms),
                 kind="daily",
             )
             assert row is not None
-            await dq.finish(tx, schedule.id, day, token, "claimed", round_id=row.id)
+            await self.store.daily.finish(schedule.id, day, token, "claimed", round_id=row.id)
         self.quiz.notify_changed()
         await self._send(schedule, day, token, row.id)
 
-    async def _take_over(self, schedule: dq.ScheduleRow, day: date, old_token: str) -> None:
+    async def _take_over(self, schedule: ScheduleRecord, day: date, old_token: str) -> None:
         token = uuid.uuid4().hex
-        async with self.db.write() as tx:
-            if not await dq.take_over(
-                tx, schedule.id, day, old_token, token, to_ms(self.clock.now())
+        async with self.store.transaction():
+            if not await self.store.daily.take_over(
+                schedule.id, day, old_token, token, self.clock.now()
             ):
                 return
-            posting = await dq.posting(tx, schedule.id, day)
+            posting = await self.store.daily.posting(schedule.id, day)
         if posting is None or posting.round_id is None:
             return
         log.info(
@@ -191,11 +186,12 @@ class DailySchedules:
         )
         await self._send(schedule, day, token, posting.round_id)
 
-    async def _send(self, schedule: dq.ScheduleRow, day: date, token: str, round_id: int) -> None:
+    async def _send(self, schedule: ScheduleRecord, day: date, token: str, round_id: int) -> None:
         row = await self.quiz.round_row(round_id)
-        if row is None or not row.is_open(to_ms(self.clock.now())):
-            async with self.db.write() as tx:
-                await dq.finish(tx, schedule.id, day, token, "failed", detail="expired unsent")
+        if row is None or not row.is_open(self.clock.now()):
+            await self.store.daily.finish(
+                schedule.id, day, token, "failed", detail="expired unsent"
+            )
             return
         key = f"zqd{schedule.id}d{day.strftime('%Y%m%d')}"
         detail: str | None = None
@@ -211,19 +207,9 @@ class DailySchedules:
             return
         else:
             status = "posted"
-        async with self.db.write() as tx:
-            await dq.finish(tx, schedule.id, day, token, status, detail=detail)
+        await self.store.daily.finish(schedule.id, day, token, status, detail=detail)
         if status == "failed":
             log.warning("daily question for %s on %s failed: %s", schedule.channel_ref, day, detail)
-
-
-async def _channel_id(tx: Tx, channel: ChannelRef) -> int | None:
-    row = await tx.fetchone(
-        """SELECT c.id FROM channels c JOIN teams t ON t.id = c.team_id
-           WHERE t.platform = ? AND t.team = ? AND c.channel = ?""",
-        (channel.platform, channel.team, channel.channel),
-    )
-    return int(row["id"]) if row is not None else None
 
 
 def _hours(window_ms: int) -> str:

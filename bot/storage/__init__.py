@@ -1,5 +1,32 @@
-"""Durable state in SQLite. Invariants (one answer per round and player) live in the schema."""
+"""Durable state. Only this package holds SQL; the core calls `Store`'s named methods.
 
-from bot.storage.db import Database, DatabaseTooNewError
+Invariants live in the schema: one answer per round and player, inserted only while the round is
+open; one daily posting per schedule and local date; one round per run step.
+"""
 
-__all__ = ["Database", "DatabaseTooNewError"]
+from bot.storage.migrations import SCHEMA_VERSION, DatabaseTooNewError
+from bot.storage.records import (
+    AnswerOutcome,
+    AnswerRequest,
+    PostingRecord,
+    RoundRecord,
+    RunRecord,
+    ScheduleRecord,
+    ScoreLine,
+    StaleClaim,
+)
+from bot.storage.store import Store
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AnswerOutcome",
+    "AnswerRequest",
+    "DatabaseTooNewError",
+    "PostingRecord",
+    "RoundRecord",
+    "RunRecord",
+    "ScheduleRecord",
+    "ScoreLine",
+    "StaleClaim",
+    "Store",
+]

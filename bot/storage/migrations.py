@@ -1,41 +1,64 @@
 """Numbered schema migrations. Append only: a shipped migration is never edited.
 
-Times are integer milliseconds since the Unix epoch (UTC).
+Each step is a list of statements (one list per SQL dialect) and, where data must be derived, a
+backfill run in the same transaction. The applied version is kept in `schema_version` and mirrored
+in SQLite's `user_version`, which is what releases before the version table read, so an older
+ZeroQuiz refuses a newer file too. Times are integer milliseconds since the Unix epoch (UTC),
+64-bit in every backend.
 """
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: teams, channels, players, runs, rounds, answers
-    """
-    CREATE TABLE teams (
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from bot.storage import totals
+from bot.storage.engine import Conn, Engine
+
+
+class DatabaseTooNewError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    what: str
+    sqlite: tuple[str, ...]
+    backfill: Callable[[Conn], Awaitable[None]] | None = None
+
+
+V1 = (
+    """CREATE TABLE teams (
         id INTEGER PRIMARY KEY,
         platform TEXT NOT NULL,
         team TEXT NOT NULL,
         tz TEXT NOT NULL DEFAULT 'UTC',
         UNIQUE (platform, team)
-    );
-    CREATE TABLE channels (
+    )""",
+    """CREATE TABLE channels (
         id INTEGER PRIMARY KEY,
         team_id INTEGER NOT NULL REFERENCES teams(id),
         channel TEXT NOT NULL,
         lang TEXT NOT NULL DEFAULT 'en' CHECK (lang IN ('en', 'id')),
         UNIQUE (team_id, channel)
-    );
-    CREATE TABLE players (
+    )""",
+    """CREATE TABLE players (
         id INTEGER PRIMARY KEY,
         team_id INTEGER NOT NULL REFERENCES teams(id),
         user TEXT NOT NULL,
         display_name TEXT NOT NULL DEFAULT '',
         UNIQUE (team_id, user)
-    );
-    CREATE TABLE runs (
+    )""",
+    """CREATE TABLE runs (
         id INTEGER PRIMARY KEY,
         channel_id INTEGER NOT NULL REFERENCES channels(id),
         total INTEGER NOT NULL CHECK (total >= 1),
         window_ms INTEGER NOT NULL,
         started_at INTEGER NOT NULL,
         finished_at INTEGER
-    );
-    CREATE TABLE rounds (
+    )""",
+    """CREATE TABLE rounds (
         id INTEGER PRIMARY KEY,
         channel_id INTEGER NOT NULL REFERENCES channels(id),
         question_id TEXT NOT NULL,
@@ -50,10 +73,10 @@ MIGRATIONS: tuple[str, ...] = (
         revealed_at INTEGER,
         message_ref TEXT,
         UNIQUE (run_id, run_index)
-    );
-    CREATE INDEX rounds_open ON rounds (deadline_at) WHERE closed_at IS NULL;
-    CREATE INDEX rounds_channel_question ON rounds (channel_id, question_id);
-    CREATE TABLE answers (
+    )""",
+    "CREATE INDEX rounds_open ON rounds (deadline_at) WHERE closed_at IS NULL",
+    "CREATE INDEX rounds_channel_question ON rounds (channel_id, question_id)",
+    """CREATE TABLE answers (
         round_id INTEGER NOT NULL REFERENCES rounds(id),
         player_id INTEGER NOT NULL REFERENCES players(id),
         option INTEGER NOT NULL,
@@ -61,12 +84,12 @@ MIGRATIONS: tuple[str, ...] = (
         points INTEGER NOT NULL,
         answered_at INTEGER NOT NULL,
         PRIMARY KEY (round_id, player_id)
-    );
-    CREATE INDEX answers_player_time ON answers (player_id, answered_at);
-    """,
-    # 2: daily schedules and their postings, claimed before anything is sent
-    """
-    CREATE TABLE schedules (
+    )""",
+    "CREATE INDEX answers_player_time ON answers (player_id, answered_at)",
+)
+
+V2 = (
+    """CREATE TABLE schedules (
         id INTEGER PRIMARY KEY,
         channel_id INTEGER NOT NULL UNIQUE REFERENCES channels(id),
         local_time TEXT NOT NULL,
@@ -76,8 +99,8 @@ MIGRATIONS: tuple[str, ...] = (
         grace_ms INTEGER NOT NULL CHECK (grace_ms >= 0),
         active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
         updated_at INTEGER NOT NULL
-    );
-    CREATE TABLE daily_posts (
+    )""",
+    """CREATE TABLE daily_posts (
         schedule_id INTEGER NOT NULL REFERENCES schedules(id),
         local_date TEXT NOT NULL,
         status TEXT NOT NULL CHECK (status IN ('claimed', 'posted', 'skipped', 'failed')),
@@ -86,8 +109,80 @@ MIGRATIONS: tuple[str, ...] = (
         round_id INTEGER REFERENCES rounds(id),
         detail TEXT,
         PRIMARY KEY (schedule_id, local_date)
-    );
-    """,
+    )""",
 )
 
-SCHEMA_VERSION = len(MIGRATIONS)
+# No reserved words as column names (PostgreSQL reserves `user`); leaderboards from maintained
+# per-period totals, ordered by an index in exactly the leaderboard's order.
+V3 = (
+    "ALTER TABLE players RENAME COLUMN user TO platform_user",
+    "ALTER TABLE answers RENAME COLUMN option TO choice",
+    """CREATE TABLE score_totals (
+        team_id INTEGER NOT NULL REFERENCES teams(id),
+        period TEXT NOT NULL CHECK (period IN ('all', 'week', 'month')),
+        period_start INTEGER NOT NULL,
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        platform_user TEXT NOT NULL,
+        points INTEGER NOT NULL,
+        correct INTEGER NOT NULL,
+        answered INTEGER NOT NULL,
+        reached_at INTEGER NOT NULL,
+        PRIMARY KEY (player_id, period, period_start)
+    )""",
+    """CREATE INDEX score_rank ON score_totals
+        (team_id, period, period_start, points DESC, answered, reached_at, platform_user)""",
+    "CREATE INDEX rounds_unrevealed ON rounds (closed_at) WHERE revealed_at IS NULL",
+    "CREATE INDEX rounds_run ON rounds (run_id, run_index) WHERE run_id IS NOT NULL",
+)
+
+
+async def _backfill_scores(conn: Conn) -> None:
+    await totals.rebuild_all_time(conn)
+    for team_id, tz in await totals.team_zones(conn):
+        await totals.rebuild_periods(conn, team_id, tz, since_ms=None)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "teams, channels, players, runs, rounds, answers", V1),
+    Migration(2, "daily schedules and their postings", V2),
+    Migration(3, "no reserved column names; maintained leaderboard totals", V3, _backfill_scores),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+
+async def _version(conn: Conn) -> int:
+    legacy = int(await conn.fetchval("PRAGMA user_version") or 0)
+    has_table = await conn.fetchval(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    )
+    table = (
+        int(await conn.fetchval("SELECT MAX(version) FROM schema_version") or 0)
+        if (has_table)
+        else 0
+    )
+    return max(legacy, table)
+
+
+async def migrate(engine: Engine) -> None:
+    """Bring the file to SCHEMA_VERSION, one transaction per step; refuse a newer file."""
+    async with engine.raw() as conn:
+        current = await _version(conn)
+    if current > SCHEMA_VERSION:
+        raise DatabaseTooNewError(
+            f"database {engine.path} has schema version {current}, but this ZeroQuiz only "
+            f"knows up to {SCHEMA_VERSION}: upgrade ZeroQuiz or point --db at another file"
+        )
+    for step in MIGRATIONS:
+        if step.version <= current:
+            continue
+        async with engine.transaction() as tx:
+            # Re-read under the write lock: another process may have migrated meanwhile.
+            if await _version(tx) >= step.version:
+                continue
+            await tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            await tx.script(step.sqlite)
+            if step.backfill is not None:
+                await step.backfill(tx)
+            await tx.execute("DELETE FROM schema_version")
+            await tx.execute("INSERT INTO schema_version (version) VALUES ($1)", step.version)
+            await tx.execute(f"PRAGMA user_version = {int(step.version)}")

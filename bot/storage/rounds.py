@@ -1,45 +1,23 @@
-"""SQL for teams, channels, players, runs, rounds and answers. Functions take an open Tx."""
+"""Rounds and runs: opening, posting, closing and revealing, each a named step.
+
+Whether an answer still counts is never decided here from a cached row: the answer INSERT itself
+checks that its round is open (see answers.py).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from datetime import datetime
 
-from bot.model import ChannelRef, Lang, TeamRef, UserRef
-from bot.storage.db import Row, Tx
-
-
-@dataclass(frozen=True)
-class RoundRow:
-    id: int
-    channel_id: int
-    platform: str
-    team: str
-    channel: str
-    lang: Lang
-    question_id: str
-    seed: int
-    kind: str
-    run_id: int | None
-    run_index: int | None
-    run_total: int | None
-    opened_at: int
-    deadline_at: int
-    closed_at: int | None
-    revealed_at: int | None
-    message_ref: str | None
-
-    @property
-    def channel_ref(self) -> ChannelRef:
-        return ChannelRef(self.platform, self.team, self.channel)
-
-    def is_open(self, now_ms: int) -> bool:
-        return self.closed_at is None and now_ms < self.deadline_at
-
+from bot.model import ChannelRef
+from bot.periods import from_ms, to_ms
+from bot.storage.engine import Conn, Engine, Record
+from bot.storage.records import RoundRecord, RunRecord
 
 ROUND_SELECT = """
-    SELECT r.id, r.channel_id, t.platform, t.team, c.channel, c.lang, r.question_id, r.seed, r.kind,
-           r.run_id, r.run_index, u.total AS run_total, r.opened_at, r.deadline_at, r.closed_at,
-           r.revealed_at, r.message_ref
+    SELECT r.id, r.channel_id, c.team_id, t.platform, t.team, c.channel, c.lang, r.question_id,
+           r.seed, r.kind, r.run_id, r.run_index, u.total AS run_total, r.opened_at,
+           r.deadline_at, r.closed_at, r.revealed_at, r.message_ref
     FROM rounds r
     JOIN channels c ON c.id = r.channel_id
     JOIN teams t ON t.id = c.team_id
@@ -47,165 +25,251 @@ ROUND_SELECT = """
 """
 
 
-def _round(row: Row) -> RoundRow:
-    return RoundRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118 - sqlite3.Row
+def _when(value: object) -> datetime | None:
+    return from_ms(int(str(value))) if value is not None else None
 
 
-async def team_id(tx: Tx, team: TeamRef) -> int:
-    row = await tx.fetchone(
-        """INSERT INTO teams (platform, team) VALUES (?, ?)
-           ON CONFLICT (platform, team) DO UPDATE SET team = excluded.team RETURNING id""",
-        (team.platform, team.team),
+def _round(row: Record) -> RoundRecord:
+    return RoundRecord(
+        id=int(row["id"]),
+        channel_id=int(row["channel_id"]),
+        team_id=int(row["team_id"]),
+        platform=str(row["platform"]),
+        team=str(row["team"]),
+        channel=str(row["channel"]),
+        lang="id" if row["lang"] == "id" else "en",
+        question_id=str(row["question_id"]),
+        seed=int(row["seed"]),
+        kind=str(row["kind"]),
+        run_id=row["run_id"],
+        run_index=row["run_index"],
+        run_total=row["run_total"],
+        opened_at=from_ms(int(row["opened_at"])),
+        deadline_at=from_ms(int(row["deadline_at"])),
+        closed_at=_when(row["closed_at"]),
+        revealed_at=_when(row["revealed_at"]),
+        message_ref=row["message_ref"],
     )
-    assert row is not None
-    return int(row["id"])
 
 
-async def channel_id(tx: Tx, channel: ChannelRef) -> int:
-    tid = await team_id(tx, TeamRef(channel.platform, channel.team))
-    await tx.execute(
-        "INSERT INTO channels (team_id, channel) VALUES (?, ?) ON CONFLICT DO NOTHING",
-        (tid, channel.channel),
-    )
-    row = await tx.fetchone(
-        "SELECT id FROM channels WHERE team_id = ? AND channel = ?", (tid, channel.channel)
-    )
-    assert row is not None
-    return int(row["id"])
+def _served(platforms: Collection[str], first: int) -> tuple[str, list[str]]:
+    """`t.platform IN ($first, ...)` for the platforms this process serves."""
+    names = sorted(platforms)
+    if not names:
+        return "1 = 0", []
+    marks = ", ".join(f"${first + n}" for n in range(len(names)))
+    return f"t.platform IN ({marks})", names
 
 
-async def player_id(tx: Tx, user: UserRef) -> int:
-    """The player's id, created on first sight; a non-empty new display name is kept."""
-    tid = await team_id(tx, TeamRef(user.platform, user.team))
-    row = await tx.fetchone(
-        """INSERT INTO players (team_id, user, display_name) VALUES (?, ?, ?)
-           ON CONFLICT (team_id, user) DO UPDATE SET display_name =
-               CASE WHEN excluded.display_name != '' THEN excluded.display_name
-                    ELSE display_name END
-           RETURNING id""",
-        (tid, user.user, user.display_name),
-    )
-    assert row is not None
-    return int(row["id"])
+class Rounds:
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
 
+    async def get(self, round_id: int) -> RoundRecord | None:
+        async with self._e.snapshot() as c:
+            row = await c.fetchrow(ROUND_SELECT + " WHERE r.id = $1", round_id)
+        return _round(row) if row is not None else None
 
-async def channel_lang(tx: Tx, channel: ChannelRef) -> Lang:
-    row = await tx.fetchone(
-        """SELECT c.lang FROM channels c JOIN teams t ON t.id = c.team_id
-           WHERE t.platform = ? AND t.team = ? AND c.channel = ?""",
-        (channel.platform, channel.team, channel.channel),
-    )
-    return "id" if row is not None and row["lang"] == "id" else "en"
+    async def _many(self, c: Conn, where: str, *params: object) -> list[RoundRecord]:
+        return [_round(r) for r in await c.fetch(f"{ROUND_SELECT} WHERE {where}", *params)]
 
+    async def question_use_counts(self, channel_id: int) -> dict[str, int]:
+        async with self._e.snapshot() as c:
+            rows = await c.fetch(
+                """SELECT question_id, COUNT(*) AS n FROM rounds WHERE channel_id = $1
+                   GROUP BY question_id""",
+                channel_id,
+            )
+        return {str(r["question_id"]): int(r["n"]) for r in rows}
 
-async def team_tz(tx: Tx, team: TeamRef) -> str:
-    row = await tx.fetchone(
-        "SELECT tz FROM teams WHERE platform = ? AND team = ?", (team.platform, team.team)
-    )
-    return str(row["tz"]) if row is not None else "UTC"
+    async def insert(
+        self,
+        *,
+        channel_id: int,
+        question_id: str,
+        seed: int,
+        kind: str,
+        opened_at: datetime,
+        deadline_at: datetime,
+        run_id: int | None = None,
+        run_index: int | None = None,
+    ) -> RoundRecord | None:
+        """Open a round; None if this run already has a round at that index (another won)."""
+        async with self._e.transaction() as tx:
+            rid = await tx.fetchval(
+                """INSERT INTO rounds (channel_id, question_id, seed, kind, opened_at, deadline_at,
+                                       run_id, run_index)
+                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id""",
+                channel_id, question_id, seed, kind, to_ms(opened_at), to_ms(deadline_at),
+                run_id, run_index,
+            )  # fmt: skip
+            if rid is None:
+                return None
+            row = await tx.fetchrow(ROUND_SELECT + " WHERE r.id = $1", int(rid))
+        assert row is not None
+        return _round(row)
 
+    async def set_message(self, round_id: int, ref: str) -> None:
+        async with self._e.transaction() as tx:
+            await tx.execute("UPDATE rounds SET message_ref = $1 WHERE id = $2", ref, round_id)
 
-async def get_round(tx: Tx, round_id: int) -> RoundRow | None:
-    row = await tx.fetchone(ROUND_SELECT + " WHERE r.id = ?", (round_id,))
-    return _round(row) if row is not None else None
+    async def close(self, round_id: int, at: datetime, reason: str) -> bool:
+        """Close once; False if it was closed already (by a deadline, an admin, a replica)."""
+        async with self._e.transaction() as tx:
+            changed = await tx.execute(
+                """UPDATE rounds SET closed_at = $1, close_reason = $2
+                   WHERE id = $3 AND closed_at IS NULL""",
+                to_ms(at), reason, round_id,
+            )  # fmt: skip
+        return changed == 1
 
+    async def close_undelivered(self, round_id: int, at: datetime) -> None:
+        """Nobody saw the question: close it, count it as revealed, and end its run."""
+        async with self._e.transaction() as tx:
+            await tx.execute(
+                """UPDATE rounds SET closed_at = COALESCE(closed_at, $1),
+                       close_reason = COALESCE(close_reason, 'undelivered'), revealed_at = $1
+                   WHERE id = $2""",
+                to_ms(at), round_id,
+            )  # fmt: skip
+            await tx.execute(
+                """UPDATE runs SET finished_at = $1
+                   WHERE finished_at IS NULL AND id = (SELECT run_id FROM rounds WHERE id = $2)""",
+                to_ms(at), round_id,
+            )  # fmt: skip
 
-async def rounds_where(tx: Tx, where: str, params: tuple[object, ...] = ()) -> list[RoundRow]:
-    return [_round(r) for r in await tx.fetchall(f"{ROUND_SELECT} WHERE {where}", params)]
+    async def mark_revealed(self, round_id: int, at: datetime) -> None:
+        async with self._e.transaction() as tx:
+            await tx.execute(
+                "UPDATE rounds SET revealed_at = $1 WHERE id = $2 AND revealed_at IS NULL",
+                to_ms(at),
+                round_id,
+            )
 
+    async def latest_open(self, channel: ChannelRef) -> RoundRecord | None:
+        async with self._e.snapshot() as c:
+            rows = await self._many(
+                c,
+                """t.platform = $1 AND t.team = $2 AND c.channel = $3 AND r.closed_at IS NULL
+                   ORDER BY r.opened_at DESC, r.id DESC LIMIT 1""",
+                channel.platform, channel.team, channel.channel,
+            )  # fmt: skip
+        return rows[0] if rows else None
 
-async def insert_round(
-    tx: Tx,
-    *,
-    channel_id: int,
-    question_id: str,
-    seed: int,
-    kind: str,
-    opened_at: int,
-    deadline_at: int,
-    run_id: int | None = None,
-    run_index: int | None = None,
-) -> int | None:
-    """Insert a round; None if this run already has a round at that index (another process won)."""
-    count, rowid = await tx.execute(
-        """INSERT INTO rounds (channel_id, question_id, seed, kind, opened_at, deadline_at,
-                               run_id, run_index)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING""",
-        (channel_id, question_id, seed, kind, opened_at, deadline_at, run_id, run_index),
-    )
-    return rowid if count == 1 else None
+    async def next_deadline(self, platforms: Collection[str]) -> datetime | None:
+        served, names = _served(platforms, 1)
+        async with self._e.snapshot() as c:
+            found = await c.fetchval(
+                f"""SELECT MIN(r.deadline_at) FROM rounds r
+                    JOIN channels c ON c.id = r.channel_id JOIN teams t ON t.id = c.team_id
+                    WHERE r.closed_at IS NULL AND {served}""",
+                *names,
+            )
+        return _when(found)
 
+    async def due_work(
+        self, now: datetime, platforms: Collection[str]
+    ) -> tuple[list[RoundRecord], list[RoundRecord], list[RoundRecord]]:
+        """Rounds past their deadline, closed but unrevealed, and the last closed round of each
+        unfinished run (a run a crash left between two questions) — of the served platforms."""
+        served, names = _served(platforms, 2)
+        async with self._e.snapshot() as c:
+            overdue = await self._many(
+                c,
+                f"r.closed_at IS NULL AND r.deadline_at <= $1 AND {served} ORDER BY r.deadline_at",
+                to_ms(now), *names,
+            )  # fmt: skip
+            served1, _ = _served(platforms, 1)
+            unrevealed = await self._many(
+                c,
+                f"""r.closed_at IS NOT NULL AND r.revealed_at IS NULL AND {served1}
+                    ORDER BY r.closed_at""",
+                *names,
+            )
+            stalled = await self._many(
+                c,
+                f"""r.run_id IS NOT NULL AND r.closed_at IS NOT NULL AND u.finished_at IS NULL
+                    AND r.run_index = (SELECT MAX(run_index) FROM rounds WHERE run_id = r.run_id)
+                    AND {served1}""",
+                *names,
+            )
+        return overdue, unrevealed, stalled
 
-async def question_use_counts(tx: Tx, channel_id: int) -> dict[str, int]:
-    rows = await tx.fetchall(
-        "SELECT question_id, COUNT(*) AS n FROM rounds WHERE channel_id = ? GROUP BY question_id",
-        (channel_id,),
-    )
-    return {str(r["question_id"]): int(r["n"]) for r in rows}
+    # -- runs ---------------------------------------------------------------------------------
+    async def start_run(
+        self, channel_id: int, total: int, window_ms: int, at: datetime
+    ) -> int | None:
+        """A new run; None while the channel has an unfinished one."""
+        async with self._e.transaction() as tx:
+            busy = await tx.fetchval(
+                "SELECT 1 FROM runs WHERE channel_id = $1 AND finished_at IS NULL", channel_id
+            )
+            if busy is not None:
+                return None
+            rid = await tx.fetchval(
+                """INSERT INTO runs (channel_id, total, window_ms, started_at)
+                   VALUES ($1, $2, $3, $4) RETURNING id""",
+                channel_id, total, window_ms, to_ms(at),
+            )  # fmt: skip
+        return int(rid)
 
+    async def run(self, run_id: int) -> RunRecord | None:
+        async with self._e.snapshot() as c:
+            row = await c.fetchrow(
+                "SELECT id, window_ms, finished_at FROM runs WHERE id = $1", run_id
+            )
+        if row is None:
+            return None
+        return RunRecord(int(row["id"]), int(row["window_ms"]), row["finished_at"] is not None)
 
-async def answer_counts(tx: Tx, round_id: int) -> dict[int, int]:
-    rows = await tx.fetchall(
-        "SELECT option, COUNT(*) AS n FROM answers WHERE round_id = ? GROUP BY option", (round_id,)
-    )
-    return {int(r["option"]): int(r["n"]) for r in rows}
+    async def finish_run(self, run_id: int, at: datetime) -> bool:
+        async with self._e.transaction() as tx:
+            changed = await tx.execute(
+                "UPDATE runs SET finished_at = $1 WHERE id = $2 AND finished_at IS NULL",
+                to_ms(at),
+                run_id,
+            )
+        return changed == 1
 
+    async def abandon_runs(self, channel_id: int, at: datetime) -> None:
+        """End the channel's unfinished run and close its open rounds without revealing them."""
+        async with self._e.transaction() as tx:
+            await tx.execute(
+                "UPDATE runs SET finished_at = $1 WHERE channel_id = $2 AND finished_at IS NULL",
+                to_ms(at), channel_id,
+            )  # fmt: skip
+            await tx.execute(
+                """UPDATE rounds SET closed_at = $1, close_reason = 'abandoned', revealed_at = $1
+                   WHERE channel_id = $2 AND closed_at IS NULL AND run_id IS NOT NULL""",
+                to_ms(at), channel_id,
+            )  # fmt: skip
 
-async def total_answers(tx: Tx, round_id: int) -> int:
-    row = await tx.fetchone("SELECT COUNT(*) AS n FROM answers WHERE round_id = ?", (round_id,))
-    return int(row["n"]) if row else 0
+    # -- what a round's answers add up to -------------------------------------------------------
+    async def answer_counts(self, round_id: int) -> dict[int, int]:
+        async with self._e.snapshot() as c:
+            rows = await c.fetch(
+                "SELECT choice, COUNT(*) AS n FROM answers WHERE round_id = $1 GROUP BY choice",
+                round_id,
+            )
+        return {int(r["choice"]): int(r["n"]) for r in rows}
 
+    async def total_answers(self, round_id: int) -> int:
+        async with self._e.snapshot() as c:
+            return int(
+                await c.fetchval("SELECT COUNT(*) FROM answers WHERE round_id = $1", round_id)
+            )
 
-async def existing_answer(tx: Tx, round_id: int, player: int) -> int | None:
-    row = await tx.fetchone(
-        "SELECT option FROM answers WHERE round_id = ? AND player_id = ?", (round_id, player)
-    )
-    return int(row["option"]) if row is not None else None
-
-
-# Recorded only while the round is open at that instant, and once per (round, player): the
-# database decides, so concurrent clicks, retries and a second instance cannot count twice.
-INSERT_ANSWER = """
-    INSERT INTO answers (round_id, player_id, option, correct, points, answered_at)
-    SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (
-        SELECT 1 FROM rounds WHERE id = ? AND closed_at IS NULL AND deadline_at > ?)
-    ON CONFLICT (round_id, player_id) DO NOTHING
-"""
-
-
-def answer_params(
-    *, round_id: int, player: int, option: int, correct: bool, points: int, at: int
-) -> tuple[int, ...]:
-    return (round_id, player, option, int(correct), points, at, round_id, at)
-
-
-async def insert_answer(
-    tx: Tx, *, round_id: int, player: int, option: int, correct: bool, points: int, at: int
-) -> bool:
-    """Record an answer only while the round is open; False if closed or already answered."""
-    params = answer_params(
-        round_id=round_id, player=player, option=option, correct=correct, points=points, at=at
-    )
-    count, _ = await tx.execute(INSERT_ANSWER, params)
-    return count == 1
-
-
-async def fastest_correct(tx: Tx, round_id: int) -> tuple[str, int] | None:
-    row = await tx.fetchone(
-        """SELECT p.user, p.display_name, a.answered_at - r.opened_at AS ms
-           FROM answers a JOIN players p ON p.id = a.player_id JOIN rounds r ON r.id = a.round_id
-           WHERE a.round_id = ? AND a.correct = 1
-           ORDER BY a.answered_at, p.user LIMIT 1""",
-        (round_id,),
-    )
-    if row is None:
-        return None
-    return (str(row["display_name"] or row["user"]), int(row["ms"]))
-
-
-async def mark_closed(tx: Tx, round_id: int, at: int, reason: str) -> bool:
-    count, _ = await tx.execute(
-        "UPDATE rounds SET closed_at = ?, close_reason = ? WHERE id = ? AND closed_at IS NULL",
-        (at, reason, round_id),
-    )
-    return count == 1
+    async def fastest_correct(self, round_id: int) -> tuple[str, int] | None:
+        """(name, milliseconds after opening) of the first right answer."""
+        async with self._e.snapshot() as c:
+            row = await c.fetchrow(
+                """SELECT p.platform_user, p.display_name, a.answered_at - r.opened_at AS ms
+                   FROM answers a JOIN players p ON p.id = a.player_id
+                   JOIN rounds r ON r.id = a.round_id
+                   WHERE a.round_id = $1 AND a.correct = 1
+                   ORDER BY a.answered_at, p.platform_user LIMIT 1""",
+                round_id,
+            )
+        if row is None:
+            return None
+        return (str(row["display_name"] or row["platform_user"]), int(row["ms"]))

@@ -1,72 +1,84 @@
-"""SQL for leaderboards, personal stats and run standings.
+"""Leaderboards, a person's own rank and stats, and a run's standings.
 
 Tie-breaks (documented in the README): more points first; then fewer answers given (better
 accuracy); then whoever reached their score first; then the platform user id, so the order is total.
+Leaderboards read the maintained totals (totals.py); a run's standings and a person's stats read
+their own few answers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from datetime import datetime
 
 from bot.model import TeamRef, UserRef
-from bot.storage.db import Row, Tx
+from bot.periods import period_start, to_ms
+from bot.storage import totals
+from bot.storage.engine import Engine
+from bot.storage.records import ScoreLine
+from bot.views import Period
 
 
-@dataclass(frozen=True)
-class ScoreRow:
-    user: str
-    name: str
-    points: int
-    correct: int
-    answered: int
+class Scores:
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
 
+    async def leaderboard(
+        self, team: TeamRef, period: Period, now: datetime, *, limit: int, user: str | None
+    ) -> tuple[list[ScoreLine], ScoreLine | None]:
+        """The top `limit` of the team's current period (in its zone), and the asker's line."""
+        async with self._e.snapshot() as c:
+            row = await c.fetchrow(
+                "SELECT id, tz FROM teams WHERE platform = $1 AND team = $2",
+                team.platform,
+                team.team,
+            )
+            if row is None:
+                return [], None
+            start = period_start(period, now, str(row["tz"]))
+            key = (int(row["id"]), period, to_ms(start) if start is not None else 0)
+            lines = await totals.top(c, *key, limit)
+            mine = next((line for line in lines if line.user == user), None)
+            if user is not None and mine is None:
+                mine = await totals.own(c, *key, user)
+        return lines, mine
 
-LEADERBOARD_SQL = """
-    SELECT p.user, p.display_name, SUM(a.points) AS points, SUM(a.correct) AS correct,
-           COUNT(*) AS answered,
-           COALESCE(MAX(CASE WHEN a.points > 0 THEN a.answered_at END), 0) AS reached
-    FROM answers a JOIN players p ON p.id = a.player_id
-    WHERE {where}
-    GROUP BY p.id
-    ORDER BY points DESC, answered ASC, reached ASC, p.user ASC
-"""
+    async def run_standings(self, run_id: int, limit: int) -> list[ScoreLine]:
+        async with self._e.snapshot() as c:
+            rows = await c.fetch(
+                """SELECT p.platform_user, p.display_name, SUM(a.points) AS points,
+                          SUM(a.correct) AS correct, COUNT(*) AS answered,
+                          COALESCE(MAX(CASE WHEN a.points > 0 THEN a.answered_at END), 0) AS reached
+                   FROM answers a JOIN players p ON p.id = a.player_id
+                   JOIN rounds r ON r.id = a.round_id
+                   WHERE r.run_id = $1
+                   GROUP BY p.id, p.platform_user, p.display_name
+                   ORDER BY points DESC, answered ASC, reached ASC, p.platform_user ASC
+                   LIMIT $2""",
+                run_id,
+                limit,
+            )
+        return [
+            ScoreLine(
+                rank=n + 1,
+                user=str(r["platform_user"]),
+                name=str(r["display_name"] or r["platform_user"]),
+                points=int(r["points"]),
+                correct=int(r["correct"]),
+                answered=int(r["answered"]),
+            )
+            for n, r in enumerate(rows)
+        ]
 
-
-def _rows(rows: list[Row]) -> list[ScoreRow]:
-    return [
-        ScoreRow(
-            user=str(r["user"]),
-            name=str(r["display_name"] or r["user"]),
-            points=int(r["points"]),
-            correct=int(r["correct"]),
-            answered=int(r["answered"]),
-        )
-        for r in rows
-    ]
-
-
-async def leaderboard(tx: Tx, team: TeamRef, since_ms: int | None) -> list[ScoreRow]:
-    """Every player of the team with at least one answer in the period, best first."""
-    where = "p.team_id = (SELECT id FROM teams WHERE platform = ? AND team = ?)"
-    params: tuple[object, ...] = (team.platform, team.team)
-    if since_ms is not None:
-        where += " AND a.answered_at >= ?"
-        params += (since_ms,)
-    return _rows(await tx.fetchall(LEADERBOARD_SQL.format(where=where), params))
-
-
-async def run_standings(tx: Tx, run_id: int) -> list[ScoreRow]:
-    where = "a.round_id IN (SELECT id FROM rounds WHERE run_id = ?)"
-    return _rows(await tx.fetchall(LEADERBOARD_SQL.format(where=where), (run_id,)))
-
-
-async def answer_history(tx: Tx, user: UserRef) -> list[tuple[bool, int]]:
-    """(correct, points) of every answer the user gave in the team, oldest first."""
-    rows = await tx.fetchall(
-        """SELECT a.correct, a.points FROM answers a
-           JOIN players p ON p.id = a.player_id JOIN teams t ON t.id = p.team_id
-           WHERE t.platform = ? AND t.team = ? AND p.user = ?
-           ORDER BY a.answered_at, a.round_id""",
-        (user.platform, user.team, user.user),
-    )
-    return [(bool(r["correct"]), int(r["points"])) for r in rows]
+    async def answer_history(self, user: UserRef) -> list[tuple[bool, int]]:
+        """(correct, points) of every answer the person gave in the team, oldest first."""
+        async with self._e.snapshot() as c:
+            rows = await c.fetch(
+                """SELECT a.correct, a.points FROM answers a
+                   JOIN players p ON p.id = a.player_id JOIN teams t ON t.id = p.team_id
+                   WHERE t.platform = $1 AND t.team = $2 AND p.platform_user = $3
+                   ORDER BY a.answered_at, a.round_id""",
+                user.platform,
+                user.team,
+                user.user,
+            )
+        return [(bool(r["correct"]), int(r["points"])) for r in rows]

@@ -1,0 +1,251 @@
+"""Group commit: the answers that arrive together are recorded in one transaction.
+
+One writer task per process takes every answer waiting when it starts a commit (those arriving
+during the commit go into the next one). The guards stay in the SQL, decided per answer by the
+database: an answer is inserted only while its round is open at that instant, and only the first
+per (round, player). A caller's `record` returns only after the commit, so whatever a platform is
+told afterwards is already durable.
+
+Bounded: at most `max_pending` answers wait or commit at once; more callers wait for a slot
+before anything is queued, so overload makes acknowledgements slower instead of growing a
+backlog of accepted work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from bot.periods import to_ms
+from bot.storage import totals
+from bot.storage.engine import Conn, Engine
+from bot.storage.records import AnswerOutcome, AnswerRequest
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH = 256
+MAX_PENDING = 1024
+PLAYER_CACHE = 50_000
+PlayerKey = tuple[int, str]  # (team id, platform user id)
+
+
+@dataclass
+class _Item:
+    request: AnswerRequest
+    future: asyncio.Future[AnswerOutcome]
+    player_id: int = 0
+
+
+@dataclass
+class _Batch:
+    items: list[_Item]
+    firsts: dict[tuple[int, int], _Item] = field(default_factory=dict)
+
+
+class AnswerWriter:
+    def __init__(
+        self, engine: Engine, *, max_batch: int = MAX_BATCH, max_pending: int = MAX_PENDING
+    ) -> None:
+        self._e = engine
+        self._max_batch = max_batch
+        self._slots = asyncio.Semaphore(max_pending)
+        self._queue: list[_Item] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._players: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
+        self.batches = 0  # commits made, for benchmarks and tests
+
+    async def record(self, request: AnswerRequest) -> AnswerOutcome:
+        """Record one answer; returns once the transaction holding it has committed."""
+        async with self._slots:
+            future: asyncio.Future[AnswerOutcome] = asyncio.get_running_loop().create_future()
+            self._queue.append(_Item(request, future))
+            self._wake.set()
+            self._ensure_running()
+            return await asyncio.shield(future)
+
+    def _ensure_running(self) -> None:
+        if self._task is None or self._task.done():
+            # A clean context: the loop must never inherit a caller's open transaction.
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name="zeroquiz-answer-writer", context=contextvars.Context()
+            )
+
+    async def close(self) -> None:
+        """Commit what is queued, then stop the writer task."""
+        while self._queue:
+            await asyncio.sleep(0)
+            self._ensure_running()
+            self._wake.set()
+            await asyncio.sleep(0.001)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                items = self._queue[: self._max_batch]
+                del self._queue[: self._max_batch]
+                try:
+                    outcomes = await self._commit(items)
+                except Exception as exc:
+                    log.exception("recording %d answers failed", len(items))
+                    for item in items:
+                        if not item.future.done():
+                            item.future.set_exception(exc)
+                    continue
+                self.batches += 1
+                for item, outcome in zip(items, outcomes, strict=True):
+                    if not item.future.done():
+                        item.future.set_result(outcome)
+
+    async def _commit(self, items: list[_Item]) -> list[AnswerOutcome]:
+        async with self._e.transaction() as tx:
+            fresh = await self._player_ids(tx, items)
+            batch = _Batch(items)
+            for item in items:
+                batch.firsts.setdefault((item.request.round_id, item.player_id), item)
+            firsts = list(batch.firsts.values())
+            inserted = await _insert(tx, firsts)
+            await _count(tx, [i for i in firsts if (i.request.round_id, i.player_id) in inserted])
+            missing = [key for key in batch.firsts if key not in inserted]
+            earlier = await _existing(tx, missing)
+        self._remember(fresh)  # committed: these ids are real now
+        outcomes: list[AnswerOutcome] = []
+        for item in items:
+            key = (item.request.round_id, item.player_id)
+            if batch.firsts[key] is item and key in inserted:
+                outcomes.append(AnswerOutcome("recorded"))
+            elif key in inserted:  # a second click in the same batch: the first one counted
+                outcomes.append(AnswerOutcome("already", batch.firsts[key].request.option))
+            elif key in earlier:
+                outcomes.append(AnswerOutcome("already", earlier[key]))
+            else:
+                outcomes.append(AnswerOutcome("closed"))
+        return outcomes
+
+    async def _player_ids(
+        self, tx: Conn, items: list[_Item]
+    ) -> dict[tuple[int, str], tuple[int, str]]:
+        """Known players (same name) come from memory; the rest in one upsert, whose ids are
+        remembered only once the transaction has committed."""
+        wanted: dict[tuple[int, str], AnswerRequest] = {}
+        for item in items:
+            r = item.request
+            key = (r.team_id, r.user)
+            cached = self._players.get(key)
+            if cached is None or (r.name and not r.provisional_name and cached[1] != r.name):
+                wanted[key] = r
+        fresh: dict[tuple[int, str], tuple[int, str]] = {}
+        for provisional in (False, True):
+            group = [r for r in wanted.values() if r.provisional_name is provisional]
+            if group:
+                fresh.update(await _upsert_players(tx, group, provisional=provisional))
+        for item in items:
+            key = (item.request.team_id, item.request.user)
+            item.player_id = (fresh.get(key) or self._players[key])[0]
+        return fresh
+
+    def _remember(self, fresh: dict[tuple[int, str], tuple[int, str]]) -> None:
+        for key, value in fresh.items():
+            self._players[key] = value
+            self._players.move_to_end(key)
+        while len(self._players) > PLAYER_CACHE:
+            self._players.popitem(last=False)
+
+
+async def _upsert_players(
+    tx: Conn, requests: list[AnswerRequest], *, provisional: bool
+) -> dict[tuple[int, str], tuple[int, str]]:
+    """Create or find players; a known name replaces the stored one, a provisional one (a Slack
+    handle before users.info answered) only fills an empty name."""
+    values = ", ".join(f"(${3 * n + 1}, ${3 * n + 2}, ${3 * n + 3})" for n in range(len(requests)))
+    keep = "players.display_name = ''" if provisional else "excluded.display_name != ''"
+    rows = await tx.fetch(
+        f"""INSERT INTO players (team_id, platform_user, display_name) VALUES {values}
+            ON CONFLICT (team_id, platform_user) DO UPDATE SET display_name =
+                CASE WHEN {keep} THEN excluded.display_name ELSE players.display_name END
+            RETURNING id, team_id, platform_user, display_name""",
+        *[v for r in requests for v in (r.team_id, r.user, r.name)],
+    )
+    return {
+        (int(row["team_id"]), str(row["platform_user"])): (int(row["id"]), str(row["display_name"]))
+        for row in rows
+    }
+
+
+async def _insert(tx: Conn, items: list[_Item]) -> set[tuple[int, int]]:
+    """Insert the batch's first answers; the JOIN keeps only those whose round is open at the
+    moment of the click, ON CONFLICT keeps only a person's first answer."""
+    if not items:
+        return set()
+    width = 6
+    values = ", ".join(
+        "(" + ", ".join(f"${width * n + k}" for k in range(1, width + 1)) + ")"
+        for n in range(len(items))
+    )
+    params: list[object] = []
+    for item in items:
+        r = item.request
+        params += [r.round_id, item.player_id, r.option, int(r.correct), r.points, to_ms(r.at)]
+    rows = await tx.fetch(
+        f"""INSERT INTO answers (round_id, player_id, choice, correct, points, answered_at)
+            SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6
+            FROM (VALUES {values}) AS v
+            JOIN rounds r ON r.id = v.column1 AND r.closed_at IS NULL AND r.deadline_at > v.column6
+            WHERE true
+            ON CONFLICT (round_id, player_id) DO NOTHING
+            RETURNING round_id, player_id""",
+        *params,
+    )
+    return {(int(r["round_id"]), int(r["player_id"])) for r in rows}
+
+
+async def _count(tx: Conn, items: list[_Item]) -> None:
+    """Add the recorded answers to the leaderboard totals, in the same transaction."""
+    if not items:
+        return
+    team_ids = sorted({i.request.team_id for i in items})
+    marks = ", ".join(f"${n + 1}" for n in range(len(team_ids)))
+    zones = {
+        int(r["id"]): str(r["tz"])
+        for r in await tx.fetch(f"SELECT id, tz FROM teams WHERE id IN ({marks})", *team_ids)
+    }
+    deltas: dict[tuple[int, str, int], totals.Delta] = {}
+    for item in items:
+        r = item.request
+        at = to_ms(r.at)
+        for period, start in totals.bucket_starts(r.at, zones.get(r.team_id, "UTC")).items():
+            key = (item.player_id, period, start)
+            delta = deltas.get(key)
+            if delta is None:
+                delta = totals.Delta(r.team_id, item.player_id, r.user, period, start)
+                deltas[key] = delta
+            delta.points += r.points
+            delta.correct += int(r.correct)
+            delta.answered += 1
+            if r.points > 0:
+                delta.reached_ms = max(delta.reached_ms, at)
+    await totals.apply(tx, deltas.values())
+
+
+async def _existing(tx: Conn, keys: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """The earlier answers of those whose click did not insert (already answered, or closed)."""
+    if not keys:
+        return {}
+    values = ", ".join(f"(${2 * n + 1}, ${2 * n + 2})" for n in range(len(keys)))
+    rows = await tx.fetch(
+        f"""SELECT round_id, player_id, choice FROM answers
+            WHERE (round_id, player_id) IN (VALUES {values})""",
+        *[v for key in keys for v in key],
+    )
+    return {(int(r["round_id"]), int(r["player_id"])): int(r["choice"]) for r in rows}

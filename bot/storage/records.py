@@ -1,0 +1,119 @@
+"""The values storage hands the core: plain frozen dataclasses with datetimes, never rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Literal
+
+from bot.model import ChannelRef, Lang
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    id: int
+    channel_id: int
+    team_id: int
+    platform: str
+    team: str
+    channel: str
+    lang: Lang
+    question_id: str
+    seed: int
+    kind: str
+    run_id: int | None
+    run_index: int | None
+    run_total: int | None
+    opened_at: datetime
+    deadline_at: datetime
+    closed_at: datetime | None
+    revealed_at: datetime | None
+    message_ref: str | None
+
+    @property
+    def channel_ref(self) -> ChannelRef:
+        return ChannelRef(self.platform, self.team, self.channel)
+
+    def is_open(self, now: datetime) -> bool:
+        return self.closed_at is None and now < self.deadline_at
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    window_ms: int
+    finished: bool
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    """One player's line of a leaderboard or a run's standings, with its rank."""
+
+    rank: int
+    user: str
+    name: str
+    points: int
+    correct: int
+    answered: int
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    """A click to record: who (platform user id and the name known now), what, and when.
+
+    A provisional name (a handle, before the platform said the display name) only fills an
+    empty stored name, so it never overwrites a real one.
+    """
+
+    round_id: int
+    team_id: int
+    user: str
+    name: str
+    option: int
+    correct: bool
+    points: int
+    at: datetime
+    provisional_name: bool = False
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    """What the database decided: recorded; already answered (with that option); or closed."""
+
+    status: Literal["recorded", "already", "closed"]
+    option: int | None = None
+
+
+@dataclass(frozen=True)
+class ScheduleRecord:
+    id: int
+    channel_id: int
+    platform: str
+    team: str
+    channel: str
+    lang: Lang
+    at: time
+    tz: str
+    days: frozenset[int]
+    window_ms: int
+    grace_ms: int
+    updated_at: datetime
+
+    @property
+    def channel_ref(self) -> ChannelRef:
+        return ChannelRef(self.platform, self.team, self.channel)
+
+
+@dataclass(frozen=True)
+class PostingRecord:
+    status: str
+    claim_token: str
+    claimed_at: datetime
+    round_id: int | None
+
+
+@dataclass(frozen=True)
+class StaleClaim:
+    schedule_id: int
+    day: date
+    token: str

@@ -1,0 +1,55 @@
+"""The one storage interface the core calls: named domain methods grouped by what they hold.
+
+Everything returns the core's own values (records.py); SQL, rows and connections stay in this
+package. `transaction()` groups several calls atomically and is re-entrant, so a method that opens
+its own transaction simply joins the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from bot.storage.answers import AnswerWriter
+from bot.storage.daily import DailyStore
+from bot.storage.engine import Engine
+from bot.storage.migrations import migrate
+from bot.storage.rounds import Rounds
+from bot.storage.scores import Scores
+from bot.storage.teams import Teams
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.path = engine.path
+        self.teams = Teams(engine)
+        self.rounds = Rounds(engine)
+        self.answers = AnswerWriter(engine)
+        self.scores = Scores(engine)
+        self.daily = DailyStore(engine)
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Store:
+        """Open (creating if needed) and migrate; DatabaseTooNewError for a newer file."""
+        engine = await Engine.open(path)
+        try:
+            await migrate(engine)
+        except BaseException:
+            await engine.close()
+            raise
+        return cls(engine)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        async with self._engine.transaction():
+            yield
+
+    async def connection_settings(self) -> list[dict[str, object]]:
+        """Journal mode, foreign keys, busy timeout... of each connection, writer first."""
+        return await self._engine.settings()
+
+    async def close(self) -> None:
+        await self.answers.close()
+        await self._engine.close()

@@ -1,0 +1,110 @@
+"""Teams, channels and players: ids created on first sight, a channel's language, a team's zone."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.model import ChannelRef, Lang, TeamRef
+from bot.periods import period_start, to_ms
+from bot.storage import totals
+from bot.storage.engine import Conn, Engine
+
+
+async def team_id(conn: Conn, team: TeamRef) -> int:
+    found = await conn.fetchval(
+        """INSERT INTO teams (platform, team) VALUES ($1, $2)
+           ON CONFLICT (platform, team) DO UPDATE SET team = excluded.team RETURNING id""",
+        team.platform,
+        team.team,
+    )
+    return int(found)
+
+
+async def channel_id(conn: Conn, channel: ChannelRef) -> int:
+    tid = await team_id(conn, TeamRef(channel.platform, channel.team))
+    found = await conn.fetchval(
+        """INSERT INTO channels (team_id, channel) VALUES ($1, $2)
+           ON CONFLICT (team_id, channel) DO UPDATE SET channel = excluded.channel RETURNING id""",
+        tid,
+        channel.channel,
+    )
+    return int(found)
+
+
+class Teams:
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
+
+    async def channel_id(self, channel: ChannelRef) -> int:
+        """The channel's id, created (with its team) on first use."""
+        async with self._e.transaction() as tx:
+            return await channel_id(tx, channel)
+
+    async def find_channel(self, channel: ChannelRef) -> int | None:
+        async with self._e.snapshot() as c:
+            found = await c.fetchval(
+                """SELECT c.id FROM channels c JOIN teams t ON t.id = c.team_id
+                   WHERE t.platform = $1 AND t.team = $2 AND c.channel = $3""",
+                channel.platform,
+                channel.team,
+                channel.channel,
+            )
+        return int(found) if found is not None else None
+
+    async def channel_lang(self, channel: ChannelRef) -> Lang:
+        async with self._e.snapshot() as c:
+            lang = await c.fetchval(
+                """SELECT c.lang FROM channels c JOIN teams t ON t.id = c.team_id
+                   WHERE t.platform = $1 AND t.team = $2 AND c.channel = $3""",
+                channel.platform,
+                channel.team,
+                channel.channel,
+            )
+        return "id" if lang == "id" else "en"
+
+    async def set_channel_lang(self, channel: ChannelRef, lang: Lang) -> None:
+        async with self._e.transaction() as tx:
+            cid = await channel_id(tx, channel)
+            await tx.execute("UPDATE channels SET lang = $1 WHERE id = $2", lang, cid)
+
+    async def team_id(self, team: TeamRef) -> int | None:
+        async with self._e.snapshot() as c:
+            found = await c.fetchval(
+                "SELECT id FROM teams WHERE platform = $1 AND team = $2", team.platform, team.team
+            )
+        return int(found) if found is not None else None
+
+    async def team_tz(self, team: TeamRef) -> str:
+        async with self._e.snapshot() as c:
+            tz = await c.fetchval(
+                "SELECT tz FROM teams WHERE platform = $1 AND team = $2", team.platform, team.team
+            )
+        return str(tz) if tz is not None else "UTC"
+
+    async def set_team_tz(self, team: TeamRef, tz: str, now: datetime) -> None:
+        """Weeks and months follow the new zone at once: their totals are recounted from the
+        answers of the current periods, in the same transaction."""
+        async with self._e.transaction() as tx:
+            tid = await team_id(tx, team)
+            old = await tx.fetchval("SELECT tz FROM teams WHERE id = $1", tid)
+            if old == tz:
+                return
+            await tx.execute("UPDATE teams SET tz = $1 WHERE id = $2", tz, tid)
+            starts = [period_start(p, now, tz) for p in totals.BUCKETED]
+            since = min(to_ms(s) for s in starts if s is not None)
+            await totals.rebuild_periods(tx, tid, tz, since_ms=since)
+
+    async def rename_player(self, team: TeamRef, platform_user: str, name: str) -> None:
+        """Store the name leaderboards show (fetched after the answer, off the click path)."""
+        if not name:
+            return
+        async with self._e.transaction() as tx:
+            await tx.execute(
+                """UPDATE players SET display_name = $3
+                   WHERE platform_user = $2 AND display_name != $3
+                     AND team_id = (SELECT id FROM teams WHERE platform = $1 AND team = $4)""",
+                team.platform,
+                platform_user,
+                name,
+                team.team,
+            )

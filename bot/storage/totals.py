@@ -1,0 +1,200 @@
+"""Maintained leaderboard totals: per player, all time and per week and month in the team's zone.
+
+Updated in the same transaction as the answers they count, and rebuilt from the answers when the
+team's time zone changes (weeks and months then start at other instants). The `score_rank` index
+holds the leaderboard's exact order, so the top N is an index walk and a rank is a count of the
+index entries before it, never a scan of the answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.periods import from_ms, period_start, period_starts, to_ms
+from bot.storage.engine import Conn, Record
+from bot.storage.records import ScoreLine
+from bot.views import Period
+
+BUCKETED: tuple[Period, ...] = ("week", "month")
+
+
+@dataclass
+class Delta:
+    """What one transaction adds to one (player, period) total."""
+
+    team_id: int
+    player_id: int
+    platform_user: str
+    period: Period
+    start_ms: int
+    points: int = 0
+    correct: int = 0
+    answered: int = 0
+    reached_ms: int = 0
+
+
+def bucket_starts(at: datetime, tz: str) -> dict[Period, int]:
+    """The period keys an answer given at `at` counts toward, in the team's zone."""
+    keys: dict[Period, int] = {"all": 0}
+    for period in BUCKETED:
+        start = period_start(period, at, tz)
+        assert start is not None
+        keys[period] = to_ms(start)
+    return keys
+
+
+UPSERT = """
+    INSERT INTO score_totals (team_id, period, period_start, player_id, platform_user, points,
+                              correct, answered, reached_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    ON CONFLICT (player_id, period, period_start) DO UPDATE SET
+        points = score_totals.points + excluded.points,
+        correct = score_totals.correct + excluded.correct,
+        answered = score_totals.answered + excluded.answered,
+        reached_at = CASE WHEN excluded.reached_at > score_totals.reached_at
+                          THEN excluded.reached_at ELSE score_totals.reached_at END
+"""
+
+
+async def apply(conn: Conn, deltas: Iterable[Delta]) -> None:
+    """Add per-key deltas (one per key: a statement never touches a row twice)."""
+    await conn.executemany(
+        UPSERT,
+        [
+            (d.team_id, d.period, d.start_ms, d.player_id, d.platform_user, d.points, d.correct,
+             d.answered, d.reached_ms)
+            for d in deltas
+        ],
+    )  # fmt: skip
+
+
+_AGGREGATE = """
+    SUM(a.points), SUM(a.correct), COUNT(*),
+    COALESCE(MAX(CASE WHEN a.points > 0 THEN a.answered_at END), 0)
+"""
+
+
+async def rebuild_all_time(conn: Conn) -> None:
+    await conn.execute("DELETE FROM score_totals WHERE period = 'all'")
+    await conn.execute(
+        f"""INSERT INTO score_totals (team_id, period, period_start, player_id, platform_user,
+                                      points, correct, answered, reached_at)
+            SELECT p.team_id, 'all', 0, a.player_id, p.platform_user, {_AGGREGATE}
+            FROM answers a JOIN players p ON p.id = a.player_id
+            GROUP BY a.player_id, p.team_id, p.platform_user"""
+    )
+
+
+async def team_zones(conn: Conn) -> list[tuple[int, str]]:
+    return [(int(r["id"]), str(r["tz"])) for r in await conn.fetch("SELECT id, tz FROM teams")]
+
+
+async def rebuild_periods(conn: Conn, team_id: int, tz: str, *, since_ms: int | None) -> None:
+    """Recount the team's week and month totals in zone `tz` from its answers.
+
+    With `since_ms`, only periods from that instant on are rebuilt and older ones dropped: a
+    leaderboard only ever reads the current week and month, so a time-zone change recounts at
+    most a month of answers instead of the team's whole history.
+    """
+    await conn.execute(
+        "DELETE FROM score_totals WHERE team_id = $1 AND period IN ('week', 'month')", team_id
+    )
+    span = await conn.fetchrow(
+        """SELECT MIN(a.answered_at) AS lo, MAX(a.answered_at) AS hi
+           FROM answers a JOIN players p ON p.id = a.player_id
+           WHERE p.team_id = $1 AND a.answered_at >= $2""",
+        team_id,
+        since_ms or 0,
+    )
+    if span is None or span["lo"] is None:
+        return
+    await conn.execute(
+        """CREATE TEMP TABLE IF NOT EXISTS period_bounds (
+               period TEXT NOT NULL, start_ms INTEGER NOT NULL, PRIMARY KEY (period, start_ms))"""
+    )
+    await conn.execute("DELETE FROM period_bounds")
+    for period in BUCKETED:
+        starts = period_starts(period, from_ms(int(span["lo"])), from_ms(int(span["hi"])), tz)
+        await conn.executemany(
+            "INSERT INTO period_bounds (period, start_ms) VALUES ($1, $2)",
+            [(period, to_ms(s)) for s in starts],
+        )
+        await conn.execute(
+            f"""INSERT INTO score_totals (team_id, period, period_start, player_id, platform_user,
+                                          points, correct, answered, reached_at)
+                SELECT $1, $2, a.bucket, a.player_id, a.platform_user, {_AGGREGATE}
+                FROM (SELECT x.player_id, p.platform_user, x.points, x.correct, x.answered_at,
+                             (SELECT MAX(b.start_ms) FROM period_bounds b
+                              WHERE b.period = $2 AND b.start_ms <= x.answered_at) AS bucket
+                      FROM answers x JOIN players p ON p.id = x.player_id
+                      WHERE p.team_id = $1 AND x.answered_at >= $3) a
+                GROUP BY a.bucket, a.player_id, a.platform_user""",
+            team_id,
+            period,
+            since_ms or 0,
+        )
+    await conn.execute("DELETE FROM period_bounds")
+
+
+_ORDER = "s.points DESC, s.answered ASC, s.reached_at ASC, s.platform_user ASC"
+
+
+def _line(row: Record, rank: int) -> ScoreLine:
+    return ScoreLine(
+        rank=rank,
+        user=str(row["platform_user"]),
+        name=str(row["display_name"] or row["platform_user"]),
+        points=int(row["points"]),
+        correct=int(row["correct"]),
+        answered=int(row["answered"]),
+    )
+
+
+async def top(
+    conn: Conn, team_id: int, period: Period, start_ms: int, limit: int
+) -> list[ScoreLine]:
+    rows = await conn.fetch(
+        f"""SELECT s.platform_user, p.display_name, s.points, s.correct, s.answered
+            FROM score_totals s JOIN players p ON p.id = s.player_id
+            WHERE s.team_id = $1 AND s.period = $2 AND s.period_start = $3
+            ORDER BY {_ORDER} LIMIT $4""",
+        team_id,
+        period,
+        start_ms,
+        limit,
+    )
+    return [_line(r, n + 1) for n, r in enumerate(rows)]
+
+
+async def own(
+    conn: Conn, team_id: int, period: Period, start_ms: int, platform_user: str
+) -> ScoreLine | None:
+    """The person's line with their rank: one more than the entries ahead in index order."""
+    row = await conn.fetchrow(
+        """SELECT s.platform_user, p.display_name, s.points, s.correct, s.answered, s.reached_at
+           FROM players p JOIN score_totals s ON s.player_id = p.id
+           WHERE p.team_id = $1 AND p.platform_user = $4 AND s.period = $2
+             AND s.period_start = $3""",
+        team_id,
+        period,
+        start_ms,
+        platform_user,
+    )
+    if row is None:
+        return None
+    key = (team_id, period, start_ms)
+    ahead = await conn.fetchval(
+        """SELECT (SELECT COUNT(*) FROM score_totals
+                   WHERE team_id = $1 AND period = $2 AND period_start = $3 AND points > $4)
+                + (SELECT COUNT(*) FROM score_totals
+                   WHERE team_id = $1 AND period = $2 AND period_start = $3 AND points = $4
+                     AND (answered, reached_at, platform_user) < ($5, $6, $7))""",
+        *key,
+        int(row["points"]),
+        int(row["answered"]),
+        int(row["reached_at"]),
+        str(row["platform_user"]),
+    )
+    return _line(row, int(ahead) + 1)
