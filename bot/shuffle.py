@@ -4,9 +4,11 @@ Written as an explicit Fisher-Yates over `Random.random()`, whose output for a g
 guarantees across versions, so a round's letters stay the same after an upgrade or a restart.
 """
 
+import functools
 import random
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and asked once per click: a burst shares one result
 def permutation(seed: int, n: int) -> tuple[int, ...]:
     """display position -> index of the option in file order."""
     rng = random.Random(seed)

@@ -27,8 +27,8 @@ from bot.storage.records import AnswerOutcome, AnswerRequest
 
 log = logging.getLogger(__name__)
 
-MAX_BATCH = 256
-MAX_PENDING = 1024
+MAX_BATCH = 1024
+MAX_PENDING = 4096
 PLAYER_CACHE = 50_000
 PlayerKey = tuple[int, str]  # (team id, platform user id)
 
@@ -224,7 +224,7 @@ async def _count(tx: Conn, items: list[_Item]) -> None:
     for item in items:
         r = item.request
         at = to_ms(r.at)
-        for period, start in totals.bucket_starts(r.at, zones.get(r.team_id, "UTC")).items():
+        for period, start in totals.bucket_starts(r.at, zones.get(r.team_id, "UTC")):
             key = (item.player_id, period, start)
             delta = deltas.get(key)
             if delta is None:

@@ -8,6 +8,7 @@ index entries before it, never a scan of the answers.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,14 +36,25 @@ class Delta:
     reached_ms: int = 0
 
 
-def bucket_starts(at: datetime, tz: str) -> dict[Period, int]:
+QUARTER_HOUR_MS = 900_000
+
+
+def bucket_starts(at: datetime, tz: str) -> tuple[tuple[Period, int], ...]:
     """The period keys an answer given at `at` counts toward, in the team's zone."""
-    keys: dict[Period, int] = {"all": 0}
+    return _bucket_starts(to_ms(at) // QUARTER_HOUR_MS, tz)
+
+
+@functools.lru_cache(maxsize=4096)
+def _bucket_starts(quarter: int, tz: str) -> tuple[tuple[Period, int], ...]:
+    # Every UTC offset is a multiple of 15 minutes, so local midnight (where weeks and months
+    # start) falls on a quarter-hour boundary: all instants of one quarter share their periods.
+    at = from_ms(quarter * QUARTER_HOUR_MS)
+    keys: list[tuple[Period, int]] = [("all", 0)]
     for period in BUCKETED:
         start = period_start(period, at, tz)
         assert start is not None
-        keys[period] = to_ms(start)
-    return keys
+        keys.append((period, to_ms(start)))
+    return tuple(keys)
 
 
 UPSERT = """
@@ -59,7 +71,8 @@ UPSERT = """
 
 
 async def apply(conn: Conn, deltas: Iterable[Delta]) -> None:
-    """Add per-key deltas (one per key: a statement never touches a row twice)."""
+    """Add per-key deltas (one per key: a statement never touches a row twice). One prepared
+    statement for all rows: measured faster in SQLite than one many-row statement."""
     await conn.executemany(
         UPSERT,
         [

@@ -1,8 +1,9 @@
 """Benchmark: the answer path (one click -> recorded answer + private feedback) on a real file.
 
 Prints latency percentiles for N concurrent clicks through `Quiz.answer` (first-time players, then
-the same players on the next question), and the same number of bare one-row `INSERT` transactions
-through the same Database in the same process as a baseline, with the ratios.
+the same players on the next question; both through the group commit), and the same number of
+bare one-row `INSERT` + `COMMIT` transactions on a plain aiosqlite connection to the same file in
+the same process as a baseline, with the ratios.
 Run: .venv/bin/python tests/bench/answer_path.py [clicks]
 """
 
@@ -16,11 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import aiosqlite
+
 from bot.bank import load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
 from bot.quiz import Quiz
-from bot.storage import Database
+from bot.storage import Store
 
 
 def pct(samples: list[float], p: float) -> float:
@@ -35,7 +38,8 @@ async def timed(coro: object) -> float:
 
 async def main(clicks: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        db = await Database.open(Path(tmp) / "bench.sqlite3")
+        path = Path(tmp) / "bench.sqlite3"
+        db = await Store.open(path)
         quiz = Quiz(db, load_bank(), FakeClock(), random.Random(1))
         view = await quiz.start_round(ChannelRef("bench", "T", "C"))
         assert view is not None
@@ -54,16 +58,24 @@ async def main(clicks: int) -> None:
         )
         again_total = time.perf_counter() - t2
 
+        bare = await aiosqlite.connect(path, isolation_level=None)
+        for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "busy_timeout = 5000"):
+            await bare.execute(f"PRAGMA {pragma}")
+        lock = asyncio.Lock()
+
         async def bare_insert(i: int) -> None:
-            async with db.write() as tx:
-                await tx.execute(
-                    "INSERT INTO players (team_id, user, display_name) VALUES (1, ?, '')",
+            async with lock:  # one connection: one transaction at a time, as before
+                await bare.execute("BEGIN IMMEDIATE")
+                await bare.execute(
+                    "INSERT INTO players (team_id, platform_user, display_name) VALUES (1, ?, '')",
                     (f"B{i}",),
                 )
+                await bare.execute("COMMIT")
 
         t1 = time.perf_counter()
         base_ms = await asyncio.gather(*(timed(bare_insert(i)) for i in range(clicks)))
         base_total = time.perf_counter() - t1
+        await bare.close()
         await db.close()
     print(f"{clicks} concurrent clicks on one round (real SQLite file, WAL)")
     print(
