@@ -30,18 +30,15 @@ def configured_surfaces(
     surfaces: list[Surface] = []
     problems: list[str] = []
     builders: list[Callable[[], Surface | None]] = []
-    try:
+    if any(name.startswith("SLACK_") for name in env):
         from adapters.slack.surface import surface_from_env as slack_from_env
 
         builders.append(lambda: slack_from_env(env, runtime, host=host, port=port))
-    except ImportError:  # pragma: no cover - adapter not built yet
-        pass
-    try:
+    # discord.py costs ~8 MB of memory to import: only when a DISCORD_ variable asks for it.
+    if any(name.startswith("DISCORD_") for name in env):
         from adapters.discord.surface import surface_from_env as discord_from_env
 
         builders.append(lambda: discord_from_env(env, runtime))
-    except ImportError:  # pragma: no cover - adapter not built yet
-        pass
     for build in builders:
         try:
             surface = build()

@@ -299,10 +299,10 @@ class Quiz:
         """Leaderboard weeks and months follow the new zone from now on (totals recounted)."""
         await self.store.teams.set_team_tz(team, tz_name, self.now())
 
-    async def rename_player(self, user: UserRef) -> None:
-        """A display name learnt after the answer (Slack's users.info), for leaderboards."""
-        await self.store.teams.rename_player(
-            TeamRef(user.platform, user.team), user.user, user.display_name
+    async def rename_players(self, users: list[UserRef]) -> None:
+        """Display names learnt after the answers (Slack's users.info), for leaderboards."""
+        await self.store.teams.rename_players(
+            [(TeamRef(u.platform, u.team), u.user, u.display_name) for u in users]
         )
 
     async def leaderboard(

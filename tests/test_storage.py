@@ -104,7 +104,7 @@ async def test_a_provisional_name_never_replaces_a_known_one(quiz: Quiz, db: Sto
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     await quiz.answer(view.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0)
-    await quiz.rename_player(UserRef("test", "T1", "U1", "Ada Lovelace"))
+    await quiz.rename_players([UserRef("test", "T1", "U1", "Ada Lovelace")])
     other = await quiz.start_round(CHANNEL)
     assert other is not None
     await quiz.answer(other.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0)

@@ -33,7 +33,7 @@ from adapters.slack.blocks import (
 from adapters.slack.inflight import Inflight
 from adapters.slack.port import PLATFORM
 from adapters.slack.replies import Replies
-from adapters.slack.users import SlackUsers
+from adapters.slack.users import QUIET, SlackUsers
 from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
@@ -56,6 +56,7 @@ class SlackHandlers:
         self.replies = replies
         self._slots = asyncio.Semaphore(CLICK_SLOTS)
         self._tasks: set[asyncio.Task[None]] = set()
+        users.store_names(self._store_names, lambda: inflight.below(QUIET))
 
     def register(self, app: AsyncApp) -> None:
         app.command(COMMAND)(self.on_command)
@@ -123,7 +124,7 @@ class SlackHandlers:
             return BoltResponse(status=500, body="")
         await ack()  # recorded: now Slack may be told
         if name is None and feedback.recorded:
-            self.users.learn_name(user_id, lambda real: self._rename(team, user_id, real))
+            self.users.learn_name(team, user_id)
         self._later(self._answered(response_url, feedback))
         return None
 
@@ -133,8 +134,8 @@ class SlackHandlers:
         finally:
             self._slots.release()
 
-    async def _rename(self, team: str, user_id: str, name: str) -> None:
-        await self.quiz.rename_player(UserRef(PLATFORM, team, user_id, name))
+    async def _store_names(self, found: list[tuple[str, str, str]]) -> None:
+        await self.quiz.rename_players([UserRef(PLATFORM, t, u, n) for t, u, n in found])
 
     async def _reply(self, response_url: object, message: SlackMessage) -> None:
         if isinstance(response_url, str) and response_url:

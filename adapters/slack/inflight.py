@@ -18,6 +18,8 @@ class Inflight:
         self._count = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._fewer = asyncio.Condition()
+        self._waiting = 0
 
     @property
     def count(self) -> int:
@@ -36,6 +38,18 @@ class Inflight:
         self._count -= 1
         if self._count == 0:
             self._idle.set()
+        if self._waiting:  # only when someone waits: this runs once per click
+            async with self._fewer:
+                self._fewer.notify_all()
+
+    async def below(self, limit: int) -> None:
+        """Wait until fewer than `limit` handlers run (background work yields to clicks)."""
+        self._waiting += 1
+        try:
+            async with self._fewer:
+                await self._fewer.wait_for(lambda: self._count < limit)
+        finally:
+            self._waiting -= 1
 
     async def drain(self, timeout: float) -> bool:
         """Wait until nothing runs (True) or give up after `timeout` seconds (False)."""

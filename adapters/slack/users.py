@@ -22,8 +22,12 @@ from adapters.slack.web import error_code
 log = logging.getLogger(__name__)
 
 NAME_TTL_SECONDS = 3600.0
-NAME_WORKERS = 2  # concurrent background users.info calls (Slack allows ~100 a minute)
+NAME_WORKERS = 2  # concurrent background users.info calls
+NAME_BATCH = 20  # names stored per transaction
 NAME_BACKLOG = 10_000  # people waiting for a lookup; beyond that, their next click asks again
+QUIET = 8  # names are looked up while fewer clicks than this are being answered
+
+NameSink = Callable[[list[tuple[str, str, str]]], Awaitable[None]]  # (team, user id, name)
 
 
 class SlackUsers:
@@ -41,9 +45,17 @@ class SlackUsers:
         self._now = now
         self._names: dict[str, tuple[str, float]] = {}
         self._lookups: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
-        self._wanted: dict[str, Callable[[str], Awaitable[None]]] = {}
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._wanted: set[str] = set()
+        self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._workers: list[asyncio.Task[None]] = []
+        self._sink: NameSink | None = None
+        self._quiet: Callable[[], Awaitable[None]] | None = None
+
+    def store_names(self, sink: NameSink, quiet: Callable[[], Awaitable[None]]) -> None:
+        """Where learnt names go, and how to wait until clicks leave room for lookups: a burst
+        of answers is served first, the names of its new people follow."""
+        self._sink = sink
+        self._quiet = quiet
 
     def known_name(self, user_id: str) -> str | None:
         """The cached name, without waiting; an expired one is refreshed in the background."""
@@ -54,25 +66,33 @@ class SlackUsers:
             self._lookup(user_id)
         return cached[0]
 
-    def learn_name(self, user_id: str, found: Callable[[str], Awaitable[None]]) -> None:
-        """Fetch the name in the background and hand it to `found` (to store it)."""
-        if user_id in self._wanted or len(self._wanted) >= NAME_BACKLOG:
+    def learn_name(self, team: str, user_id: str) -> None:
+        """Fetch the person's name in the background and store it (see store_names)."""
+        if self._sink is None or user_id in self._wanted or len(self._wanted) >= NAME_BACKLOG:
             return
-        self._wanted[user_id] = found
-        self._queue.put_nowait(user_id)
+        self._wanted.add(user_id)
+        self._queue.put_nowait((team, user_id))
         while len(self._workers) < NAME_WORKERS:
             self._workers.append(asyncio.create_task(self._work(), name="zeroquiz-slack-names"))
 
     async def _work(self) -> None:
         while True:
-            user_id = await self._queue.get()
-            found = self._wanted.pop(user_id, None)
-            try:
+            batch = [await self._queue.get()]
+            while len(batch) < NAME_BATCH and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            found: list[tuple[str, str, str]] = []
+            for team, user_id in batch:
+                if self._quiet is not None:
+                    await self._quiet()
                 info = await self._info(user_id)
-                if info is not None and found is not None:
-                    await found(_name(info))
-            except Exception as exc:  # the answer is recorded; only the name waits
-                log.warning("name of %s not stored: %s", user_id, type(exc).__name__)
+                self._wanted.discard(user_id)
+                if info is not None:
+                    found.append((team, user_id, _name(info)))
+            try:
+                if found and self._sink is not None:
+                    await self._sink(found)
+            except Exception as exc:  # the answers are recorded; only the names wait
+                log.warning("%d names not stored: %s", len(found), type(exc).__name__)
 
     async def close(self) -> None:
         for task in self._workers:

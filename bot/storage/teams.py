@@ -94,17 +94,16 @@ class Teams:
             since = min(to_ms(s) for s in starts if s is not None)
             await totals.rebuild_periods(tx, tid, tz, since_ms=since)
 
-    async def rename_player(self, team: TeamRef, platform_user: str, name: str) -> None:
-        """Store the name leaderboards show (fetched after the answer, off the click path)."""
-        if not name:
+    async def rename_players(self, names: list[tuple[TeamRef, str, str]]) -> None:
+        """Store the names leaderboards show (fetched after the answers, off the click path),
+        many in one transaction."""
+        rows = [(t.platform, user, name, t.team) for t, user, name in names if name]
+        if not rows:
             return
         async with self._e.transaction() as tx:
-            await tx.execute(
+            await tx.executemany(
                 """UPDATE players SET display_name = $3
                    WHERE platform_user = $2 AND display_name != $3
                      AND team_id = (SELECT id FROM teams WHERE platform = $1 AND team = $4)""",
-                team.platform,
-                platform_user,
-                name,
-                team.team,
+                rows,
             )
