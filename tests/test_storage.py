@@ -120,3 +120,13 @@ async def test_a_committed_answer_is_in_the_file_before_answer_returns(
     assert feedback.recorded
     # A separate connection (another process would see the same) finds it at once.
     assert peek(db_path, "SELECT COUNT(*) FROM answers") == [(1,)]
+
+
+async def test_recording_inside_a_transaction_fails_fast_instead_of_hanging(
+    quiz: Quiz, db: Store
+) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    with pytest.raises(RuntimeError, match="outside transactions"):
+        async with db.transaction():
+            await asyncio.wait_for(quiz.answer(view.round_id, UserRef("test", "T1", "U1"), 0), 2)

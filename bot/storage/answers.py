@@ -60,7 +60,12 @@ class AnswerWriter:
         self.batches = 0  # commits made, for benchmarks and tests
 
     async def record(self, request: AnswerRequest) -> AnswerOutcome:
-        """Record one answer; returns once the transaction holding it has committed."""
+        """Record one answer; returns once the transaction holding it has committed.
+
+        Never from inside a transaction: the writer needs the lock that transaction holds.
+        """
+        if self._e.current() is not None:
+            raise RuntimeError("answers are recorded outside transactions (group commit)")
         async with self._slots:
             future: asyncio.Future[AnswerOutcome] = asyncio.get_running_loop().create_future()
             self._queue.append(_Item(request, future))
