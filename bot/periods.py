@@ -26,7 +26,8 @@ def period_start(period: Period, now: datetime, tz_name: str) -> datetime | None
     else:
         start = midnight.replace(day=1)
     # Rebuild through the zone so a DST change between then and now gives the right offset.
-    start = start.replace(tzinfo=None).replace(tzinfo=zone(tz_name))
+    # fold=0: a midnight that happens twice (clocks back at 01:00) starts at its first pass.
+    start = start.replace(tzinfo=None, fold=0).replace(tzinfo=zone(tz_name))
     return start.astimezone(UTC)
 
 
