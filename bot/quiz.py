@@ -111,6 +111,7 @@ class Quiz:
         row = await self.open_round(channel, window=window, kind=kind, run=run)
         if row is None:
             return None
+        self._remember_round(row)  # the first clicks need no read
         self.notify_changed()
         return await self.post_round(row)
 
@@ -213,10 +214,13 @@ class Quiz:
             loading.add_done_callback(lambda _: self._round_loads.pop(round_id, None))
         row = await asyncio.shield(loading)
         if row is not None:
-            if len(self._round_cache) >= ROUND_CACHE_SIZE:
-                self._round_cache.pop(next(iter(self._round_cache)))
-            self._round_cache[round_id] = row
+            self._remember_round(row)
         return row
+
+    def _remember_round(self, row: RoundRecord) -> None:
+        if len(self._round_cache) >= ROUND_CACHE_SIZE:
+            self._round_cache.pop(next(iter(self._round_cache)))
+        self._round_cache[row.id] = row
 
     async def question_view(self, round_id: int) -> QuestionView | None:
         """The current public view of a round (for live answer counts)."""

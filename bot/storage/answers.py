@@ -24,6 +24,7 @@ from bot.periods import to_ms
 from bot.storage import totals
 from bot.storage.engine import Conn, Engine
 from bot.storage.records import AnswerOutcome, AnswerRequest
+from bot.storage.slots import FairSlots
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ class AnswerWriter:
     ) -> None:
         self._e = engine
         self._max_batch = max_batch
-        self._slots = asyncio.Semaphore(max_pending)
+        self._slots = FairSlots(max_pending)
         self._queue: list[_Item] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None

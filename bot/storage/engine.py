@@ -13,7 +13,9 @@ SQLite's `?1` here, so a second backend needs new connection code, not new queri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import functools
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -23,14 +25,23 @@ from typing import Any
 
 import aiosqlite
 
+from bot.storage.slots import FairPool
+
 BUSY_TIMEOUT_MS = 5000
 READERS = 2
+CHECKPOINT_EVERY = 32  # commits between background checkpoints
+WRITER_AUTOCHECKPOINT = 10_000  # pages: the writer checkpoints itself only if those fall behind
 Record = sqlite3.Row
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 
 
+@functools.lru_cache(maxsize=512)
 def sqlite_sql(sql: str) -> str:
-    """`$1` placeholders to SQLite's numbered `?1` (same numbers, same meaning)."""
+    """`$1` placeholders for SQLite: plain `?` when they run $1, $2, ... in order (SQLite prepares
+    long lists of numbered `?N` in quadratic time), else its numbered `?N` (same numbers)."""
+    numbers = [int(n) for n in _PLACEHOLDER.findall(sql)]
+    if numbers == list(range(1, len(numbers) + 1)):
+        return _PLACEHOLDER.sub("?", sql)
     return _PLACEHOLDER.sub(r"?\1", sql)
 
 
@@ -69,14 +80,21 @@ class Conn:
 class Engine:
     """The process's connections to one SQLite file."""
 
-    def __init__(self, path: str, writer: aiosqlite.Connection, readers: list[Conn]) -> None:
+    def __init__(
+        self,
+        path: str,
+        writer: aiosqlite.Connection,
+        readers: list[Conn],
+        checkpointer: aiosqlite.Connection | None = None,
+    ) -> None:
         self.path = path
         self._writer = Conn(writer)
+        self._checkpointer = Conn(checkpointer) if checkpointer is not None else None
+        self._commits = 0
+        self._checkpoint: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
-        self._readers: asyncio.Queue[Conn] = asyncio.Queue()
+        self._readers = FairPool(list(readers))  # first come, first served
         self._all_readers = readers
-        for reader in readers:
-            self._readers.put_nowait(reader)
         self._current: contextvars.ContextVar[Conn | None] = contextvars.ContextVar(
             f"zeroquiz-tx-{id(self)}", default=None
         )
@@ -91,22 +109,51 @@ class Engine:
         opened: list[aiosqlite.Connection] = [writer]
         try:
             await _pragma(writer, "journal_mode = WAL")
+            await _pragma(writer, f"wal_autocheckpoint = {WRITER_AUTOCHECKPOINT}")
             # A fresh file must be in WAL mode before readers attach; they share nothing else.
             for _ in range(0 if memory else readers):
                 reader = await _connect(target)
                 opened.append(reader)
                 await _pragma(reader, "query_only = ON")
+            checkpointer = None if memory else await _connect(target)
         except BaseException:
             for conn in opened:
                 await conn.close()
             raise
-        return cls(target, writer, [Conn(c) for c in opened[1:]])
+        return cls(target, writer, [Conn(c) for c in opened[1:]], checkpointer)
 
     async def close(self) -> None:
+        """Close every connection; the WAL is checkpointed into the file first, so a stopped
+        bot leaves one self-contained database file."""
+        if self._checkpoint is not None:
+            await asyncio.gather(self._checkpoint, return_exceptions=True)
         async with self._lock:
             for reader in self._all_readers:
                 await reader._conn.close()
+            if self._checkpointer is not None:
+                await self._checkpointer._conn.close()
+            # Another process may be reading: its own close checkpoints later.
+            with contextlib.suppress(sqlite3.Error):
+                await self._writer.fetchrow("PRAGMA wal_checkpoint(TRUNCATE)")
             await self._writer._conn.close()
+
+    def _committed(self) -> None:
+        """Checkpoint on a connection of its own, so copying WAL pages into the database file
+        never sits inside a commit that clicks are waiting for."""
+        self._commits += 1
+        if self._checkpointer is None or self._commits < CHECKPOINT_EVERY:
+            return
+        if self._checkpoint is not None and not self._checkpoint.done():
+            return
+        self._commits = 0
+        self._checkpoint = asyncio.get_running_loop().create_task(
+            self._run_checkpoint(), context=contextvars.Context()
+        )
+
+    async def _run_checkpoint(self) -> None:
+        assert self._checkpointer is not None
+        with contextlib.suppress(sqlite3.Error):  # busy or locked: the next one catches up
+            await self._checkpointer.fetchrow("PRAGMA wal_checkpoint(PASSIVE)")
 
     async def settings(self) -> list[dict[str, object]]:
         """Each connection's safety settings, writer first (for tests and health checks)."""
@@ -145,6 +192,7 @@ class Engine:
                 self._current.reset(token)
             conn.active = False
             await conn.execute("COMMIT")
+            self._committed()
 
     @asynccontextmanager
     async def snapshot(self) -> AsyncIterator[Conn]:
@@ -158,7 +206,7 @@ class Engine:
             async with self.transaction() as tx:
                 yield tx
             return
-        reader = await self._readers.get()
+        reader = await self._readers.take()
         try:
             await reader.execute("BEGIN")
             try:
@@ -166,7 +214,7 @@ class Engine:
             finally:
                 await reader.execute("COMMIT")
         finally:
-            self._readers.put_nowait(reader)
+            self._readers.give(reader)
 
     @asynccontextmanager
     async def raw(self) -> AsyncIterator[Conn]:
