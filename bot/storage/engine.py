@@ -217,6 +217,21 @@ class Engine:
             self._readers.give(reader)
 
     @asynccontextmanager
+    async def reader(self) -> AsyncIterator[Conn]:
+        """A reader connection without an enclosing transaction: each statement is its own
+        snapshot. For reads that are one statement, it saves two round trips to its thread."""
+        outer = self.current()
+        if outer is not None or not self._all_readers:
+            async with self.snapshot() as conn:
+                yield conn
+            return
+        reader = await self._readers.take()
+        try:
+            yield reader
+        finally:
+            self._readers.give(reader)
+
+    @asynccontextmanager
     async def raw(self) -> AsyncIterator[Conn]:
         """The writer connection under the lock, outside any transaction (migrations)."""
         async with self._lock:

@@ -128,7 +128,7 @@ V3 = (
         answered INTEGER NOT NULL,
         reached_at INTEGER NOT NULL,
         PRIMARY KEY (player_id, period, period_start)
-    )""",
+    ) WITHOUT ROWID""",
     """CREATE INDEX score_rank ON score_totals
         (team_id, period, period_start, points DESC, answered, reached_at, platform_user)""",
     "CREATE INDEX rounds_unrevealed ON rounds (closed_at) WHERE revealed_at IS NULL",

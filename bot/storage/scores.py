@@ -21,26 +21,47 @@ from bot.views import Period
 class Scores:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
+        # Team ids never change; a zone rarely does and is checked by the very query that
+        # reads the board, so the common leaderboard is one statement.
+        self._teams: dict[TeamRef, tuple[int, str]] = {}
 
-    async def leaderboard(
-        self, team: TeamRef, period: Period, now: datetime, *, limit: int, user: str | None
-    ) -> tuple[list[ScoreLine], ScoreLine | None]:
-        """The top `limit` of the team's current period (in its zone), and the asker's line."""
-        async with self._e.snapshot() as c:
+    async def _team(self, team: TeamRef) -> tuple[int, str] | None:
+        async with self._e.reader() as c:
             row = await c.fetchrow(
                 "SELECT id, tz FROM teams WHERE platform = $1 AND team = $2",
                 team.platform,
                 team.team,
             )
-            if row is None:
-                return [], None
-            start = period_start(period, now, str(row["tz"]))
-            key = (int(row["id"]), period, to_ms(start) if start is not None else 0)
-            lines = await totals.top(c, *key, limit)
+        if row is None:
+            return None
+        self._teams[team] = (int(row["id"]), str(row["tz"]))
+        return self._teams[team]
+
+    async def leaderboard(
+        self, team: TeamRef, period: Period, now: datetime, *, limit: int, user: str | None
+    ) -> tuple[list[ScoreLine], ScoreLine | None]:
+        """The top `limit` of the team's current period (in its zone), and the asker's line."""
+        known = self._teams.get(team) or await self._team(team)
+        while known is not None:
+            team_id, tz = known
+            start = period_start(period, now, tz)
+            key = (team_id, period, to_ms(start) if start is not None else 0)
+            async with self._e.reader() as c:
+                lines, zone = await totals.top(c, *key, limit)
+            if zone is None:  # an empty board: make sure it was asked for the right zone
+                fresh = await self._team(team)
+                if fresh is not None and fresh[1] != tz:
+                    known = fresh
+                    continue
+            elif zone != tz:  # the zone changed (here or on another replica): ask again
+                known = self._teams[team] = (team_id, zone)
+                continue
             mine = next((line for line in lines if line.user == user), None)
             if user is not None and mine is None:
-                mine = await totals.own(c, *key, user)
-        return lines, mine
+                async with self._e.reader() as c:
+                    mine = await totals.own(c, *key, user)
+            return lines, mine
+        return [], None
 
     async def run_standings(self, run_id: int, limit: int) -> list[ScoreLine]:
         async with self._e.snapshot() as c:

@@ -167,9 +167,13 @@ def _line(row: Record, rank: int) -> ScoreLine:
 
 async def top(
     conn: Conn, team_id: int, period: Period, start_ms: int, limit: int
-) -> list[ScoreLine]:
+) -> tuple[list[ScoreLine], str | None]:
+    """The top `limit` lines, and the team's zone as stored at that same instant (None when the
+    board is empty), so a caller that computed `start_ms` from a remembered zone can check it
+    in the same statement."""
     rows = await conn.fetch(
-        f"""SELECT s.platform_user, p.display_name, s.points, s.correct, s.answered
+        f"""SELECT s.platform_user, p.display_name, s.points, s.correct, s.answered,
+                   (SELECT tz FROM teams WHERE id = $1) AS tz
             FROM score_totals s JOIN players p ON p.id = s.player_id
             WHERE s.team_id = $1 AND s.period = $2 AND s.period_start = $3
             ORDER BY {_ORDER} LIMIT $4""",
@@ -178,15 +182,25 @@ async def top(
         start_ms,
         limit,
     )
-    return [_line(r, n + 1) for n, r in enumerate(rows)]
+    zone = str(rows[0]["tz"]) if rows else None
+    return [_line(r, n + 1) for n, r in enumerate(rows)], zone
 
 
 async def own(
     conn: Conn, team_id: int, period: Period, start_ms: int, platform_user: str
 ) -> ScoreLine | None:
-    """The person's line with their rank: one more than the entries ahead in index order."""
+    """The person's line with their rank: one more than the entries ahead in index order (two
+    index range counts), in one statement."""
     row = await conn.fetchrow(
-        """SELECT s.platform_user, p.display_name, s.points, s.correct, s.answered, s.reached_at
+        """SELECT s.platform_user, p.display_name, s.points, s.correct, s.answered,
+                  (SELECT COUNT(*) FROM score_totals x
+                   WHERE x.team_id = s.team_id AND x.period = s.period
+                     AND x.period_start = s.period_start AND x.points > s.points)
+                + (SELECT COUNT(*) FROM score_totals x
+                   WHERE x.team_id = s.team_id AND x.period = s.period
+                     AND x.period_start = s.period_start AND x.points = s.points
+                     AND (x.answered, x.reached_at, x.platform_user)
+                         < (s.answered, s.reached_at, s.platform_user)) AS ahead
            FROM players p JOIN score_totals s ON s.player_id = p.id
            WHERE p.team_id = $1 AND p.platform_user = $4 AND s.period = $2
              AND s.period_start = $3""",
@@ -195,19 +209,4 @@ async def own(
         start_ms,
         platform_user,
     )
-    if row is None:
-        return None
-    key = (team_id, period, start_ms)
-    ahead = await conn.fetchval(
-        """SELECT (SELECT COUNT(*) FROM score_totals
-                   WHERE team_id = $1 AND period = $2 AND period_start = $3 AND points > $4)
-                + (SELECT COUNT(*) FROM score_totals
-                   WHERE team_id = $1 AND period = $2 AND period_start = $3 AND points = $4
-                     AND (answered, reached_at, platform_user) < ($5, $6, $7))""",
-        *key,
-        int(row["points"]),
-        int(row["answered"]),
-        int(row["reached_at"]),
-        str(row["platform_user"]),
-    )
-    return _line(row, int(ahead) + 1)
+    return _line(row, int(row["ahead"]) + 1) if row is not None else None
