@@ -19,6 +19,8 @@ from pathlib import Path
 
 import aiosqlite
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout, not an install
+
 from bot.bank import load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
