@@ -113,7 +113,9 @@ V2 = (
 )
 
 # No reserved words as column names (PostgreSQL reserves `user`); leaderboards from maintained
-# per-period totals, ordered by an index in exactly the leaderboard's order.
+# per-period totals, ordered by an index in exactly the leaderboard's order. The totals are
+# stored in key order (team, period, start, player), so the rows answers update, those of the
+# current week and month and of all time, sit together instead of among every past week's.
 V3 = (
     "ALTER TABLE players RENAME COLUMN user TO platform_user",
     "ALTER TABLE answers RENAME COLUMN option TO choice",
@@ -127,7 +129,7 @@ V3 = (
         correct INTEGER NOT NULL,
         answered INTEGER NOT NULL,
         reached_at INTEGER NOT NULL,
-        PRIMARY KEY (player_id, period, period_start)
+        PRIMARY KEY (team_id, period, period_start, player_id)
     ) WITHOUT ROWID""",
     """CREATE INDEX score_rank ON score_totals
         (team_id, period, period_start, points DESC, answered, reached_at, platform_user)""",

@@ -61,7 +61,7 @@ UPSERT = """
     INSERT INTO score_totals (team_id, period, period_start, player_id, platform_user, points,
                               correct, answered, reached_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-    ON CONFLICT (player_id, period, period_start) DO UPDATE SET
+    ON CONFLICT (team_id, period, period_start, player_id) DO UPDATE SET
         points = score_totals.points + excluded.points,
         correct = score_totals.correct + excluded.correct,
         answered = score_totals.answered + excluded.answered,
@@ -201,7 +201,7 @@ async def own(
                      AND x.period_start = s.period_start AND x.points = s.points
                      AND (x.answered, x.reached_at, x.platform_user)
                          < (s.answered, s.reached_at, s.platform_user)) AS ahead
-           FROM players p JOIN score_totals s ON s.player_id = p.id
+           FROM players p JOIN score_totals s ON s.player_id = p.id AND s.team_id = p.team_id
            WHERE p.team_id = $1 AND p.platform_user = $4 AND s.period = $2
              AND s.period_start = $3""",
         team_id,
