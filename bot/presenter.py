@@ -7,7 +7,7 @@ from typing import Literal
 from bot.i18n import t
 from bot.model import LETTERS, Lang, Question
 from bot.shuffle import permutation
-from bot.storage.records import RoundRecord, ScoreLine
+from bot.storage.records import RoundRecord
 from bot.views import (
     Feedback,
     LeaderboardView,
@@ -168,23 +168,11 @@ def daily_streaks(
 
 
 def leaderboard_view(
-    lang: Lang, period: Period, top: list[ScoreLine], mine: ScoreLine | None, *, asked: bool
+    lang: Lang, period: Period, top: list[LeaderRow], me: LeaderRow | None, *, asked: bool
 ) -> LeaderboardView:
-    """`top` in rank order; `mine` the asker's line (ranked even outside the top), if asked."""
+    """`top` in rank order; `me` the asker's line (ranked even outside the top), if asked."""
     period_name = t(lang, f"period_{period}")
-
-    def leader(s: ScoreLine) -> LeaderRow:
-        return LeaderRow(
-            rank=s.rank,
-            user=s.user,
-            name=s.name,
-            points=s.points,
-            correct=s.correct,
-            answered=s.answered,
-        )
-
-    rows = tuple(leader(s) for s in top)
-    me = leader(mine) if mine is not None else None
+    rows = tuple(top)
     me_line: str | None = None
     if asked:
         me_line = (

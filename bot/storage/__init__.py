@@ -12,7 +12,6 @@ from bot.storage.records import (
     RoundRecord,
     RunRecord,
     ScheduleRecord,
-    ScoreLine,
     StaleClaim,
 )
 from bot.storage.store import Store
@@ -26,7 +25,6 @@ __all__ = [
     "RoundRecord",
     "RunRecord",
     "ScheduleRecord",
-    "ScoreLine",
     "StaleClaim",
     "Store",
 ]

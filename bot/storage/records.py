@@ -46,18 +46,6 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
-class ScoreLine:
-    """One player's line of a leaderboard or a run's standings, with its rank."""
-
-    rank: int
-    user: str
-    name: str
-    points: int
-    correct: int
-    answered: int
-
-
-@dataclass(frozen=True)
 class AnswerRequest:
     """A click to record: who (platform user id and the name known now), what, and when.
 

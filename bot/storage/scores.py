@@ -14,8 +14,7 @@ from bot.model import TeamRef, UserRef
 from bot.periods import period_start, to_ms
 from bot.storage import totals
 from bot.storage.engine import Engine
-from bot.storage.records import ScoreLine
-from bot.views import Period
+from bot.views import LeaderRow, Period
 
 
 class Scores:
@@ -39,7 +38,7 @@ class Scores:
 
     async def leaderboard(
         self, team: TeamRef, period: Period, now: datetime, *, limit: int, user: str | None
-    ) -> tuple[list[ScoreLine], ScoreLine | None]:
+    ) -> tuple[list[LeaderRow], LeaderRow | None]:
         """The top `limit` of the team's current period (in its zone), and the asker's line."""
         known = self._teams.get(team) or await self._team(team)
         while known is not None:
@@ -63,7 +62,7 @@ class Scores:
             return lines, mine
         return [], None
 
-    async def run_standings(self, run_id: int, limit: int) -> list[ScoreLine]:
+    async def run_standings(self, run_id: int, limit: int) -> list[LeaderRow]:
         async with self._e.snapshot() as c:
             rows = await c.fetch(
                 """SELECT p.platform_user, p.display_name, SUM(a.points) AS points,
@@ -79,7 +78,7 @@ class Scores:
                 limit,
             )
         return [
-            ScoreLine(
+            LeaderRow(
                 rank=n + 1,
                 user=str(r["platform_user"]),
                 name=str(r["display_name"] or r["platform_user"]),

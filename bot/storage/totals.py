@@ -15,8 +15,7 @@ from datetime import datetime
 
 from bot.periods import from_ms, period_start, period_starts, to_ms
 from bot.storage.engine import Conn, Record
-from bot.storage.records import ScoreLine
-from bot.views import Period
+from bot.views import LeaderRow, Period
 
 BUCKETED: tuple[Period, ...] = ("week", "month")
 
@@ -154,8 +153,8 @@ async def rebuild_periods(conn: Conn, team_id: int, tz: str, *, since_ms: int | 
 _ORDER = "s.points DESC, s.answered ASC, s.reached_at ASC, s.platform_user ASC"
 
 
-def _line(row: Record, rank: int) -> ScoreLine:
-    return ScoreLine(
+def _line(row: Record, rank: int) -> LeaderRow:
+    return LeaderRow(
         rank=rank,
         user=str(row["platform_user"]),
         name=str(row["display_name"] or row["platform_user"]),
@@ -167,7 +166,7 @@ def _line(row: Record, rank: int) -> ScoreLine:
 
 async def top(
     conn: Conn, team_id: int, period: Period, start_ms: int, limit: int
-) -> tuple[list[ScoreLine], str | None]:
+) -> tuple[list[LeaderRow], str | None]:
     """The top `limit` lines, and the team's zone as stored at that same instant (None when the
     board is empty), so a caller that computed `start_ms` from a remembered zone can check it
     in the same statement."""
@@ -188,7 +187,7 @@ async def top(
 
 async def own(
     conn: Conn, team_id: int, period: Period, start_ms: int, platform_user: str
-) -> ScoreLine | None:
+) -> LeaderRow | None:
     """The person's line with their rank: one more than the entries ahead in index order (two
     index range counts), in one statement."""
     row = await conn.fetchrow(
