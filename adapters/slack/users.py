@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from adapters.slack.web import error_code
 log = logging.getLogger(__name__)
 
 NAME_TTL_SECONDS = 3600.0
+NAME_CACHE = 50_000  # names kept in memory; a forgotten one is looked up again
 NAME_WORKERS = 2  # concurrent background users.info calls
 NAME_BATCH = 20  # names stored per transaction
 NAME_BACKLOG = 10_000  # people waiting for a lookup; beyond that, their next click asks again
@@ -43,7 +45,7 @@ class SlackUsers:
         self.admins = admins
         self.ttl = ttl
         self._now = now
-        self._names: dict[str, tuple[str, float]] = {}
+        self._names: OrderedDict[str, tuple[str, float]] = OrderedDict()  # least recent first
         self._lookups: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
         self._wanted: set[str] = set()
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -145,6 +147,9 @@ class SlackUsers:
         if not isinstance(user, dict):
             return None
         self._names[user_id] = (_name(user), self._now())
+        self._names.move_to_end(user_id)
+        while len(self._names) > NAME_CACHE:  # memory stays bounded however many people click
+            self._names.popitem(last=False)
         return user
 
 
