@@ -12,6 +12,7 @@ from fake_slack import (  # noqa: F401 - pytest fixtures
     shown,
     slack_fixture,
 )
+from helpers import peek
 
 from bot.clock import FakeClock
 from bot.model import TeamRef
@@ -58,10 +59,11 @@ async def test_hundred_people_double_clicking_count_once_and_edit_rarely(
     assert burst_updates <= total_updates <= 2  # one edit per 5 s, not one per click
     # Names are fetched after the answers, in the background: one per person (the asker
     # included), never one per click.
-    await fake.wait_until(
-        lambda: len(fake.calls_to("users.info")) >= PEOPLE + 1, "a name lookup per person"
+    wanted = {(f"Person {n}",) for n in range(PEOPLE)}
+    await fake.wait_until(  # every name stored: the last lookup has come back
+        lambda: set(peek(slack.runtime.store.path, "SELECT display_name FROM players")) == wanted,
+        "every display name stored",
     )
-    await asyncio.sleep(0.1)  # real I/O: any extra lookup would have been sent by now
     lookups = len(fake.calls_to("users.info"))
     assert lookups == PEOPLE + 1
     board = await slack.runtime.quiz.leaderboard(TEAM_REF, "all", lang="en", limit=PEOPLE)
