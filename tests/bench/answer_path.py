@@ -60,8 +60,10 @@ async def main(clicks: int) -> None:
         )
         again_total = time.perf_counter() - t2
 
+        # The same connection settings as the store's writer (WAL, its synchronous level).
+        sync = (await db.connection_settings())[0]["synchronous"]
         bare = await aiosqlite.connect(path, isolation_level=None)
-        for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "busy_timeout = 5000"):
+        for pragma in ("journal_mode = WAL", f"synchronous = {sync}", "busy_timeout = 5000"):
             await bare.execute(f"PRAGMA {pragma}")
         lock = asyncio.Lock()
 
@@ -79,7 +81,8 @@ async def main(clicks: int) -> None:
         base_total = time.perf_counter() - t1
         await bare.close()
         await db.close()
-    print(f"{clicks} concurrent clicks on one round (real SQLite file, WAL)")
+    level = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}.get(int(str(sync)), str(sync))
+    print(f"{clicks} concurrent clicks on one round (real SQLite file, WAL, synchronous={level})")
     print(
         f"  Quiz.answer : total {answer_total * 1000:7.1f} ms, {clicks / answer_total:7.0f}/s, "
         f"p50 {pct(answer_ms, 50):6.1f} ms, p99 {pct(answer_ms, 99):6.1f} ms"

@@ -302,8 +302,9 @@ async def throughput(store: Store, quiz: Quiz, h: History, clicks: int, profile:
     # Baseline: one transaction per answer, on the same file with the same connection settings.
     view = await quiz.start_round(channel)
     assert view is not None
+    sync = (await store.connection_settings())[0]["synchronous"]  # the store writer's level
     conn = await aiosqlite.connect(h.path, isolation_level=None)
-    for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "busy_timeout = 5000"):
+    for pragma in ("journal_mode = WAL", f"synchronous = {sync}", "busy_timeout = 5000"):
         async with conn.execute(f"PRAGMA {pragma}"):
             pass
     async with conn.execute(
@@ -430,13 +431,18 @@ async def reads_beside_writes(store: Store, quiz: Quiz, h: History, reps: int) -
         "5 maintained back to back all along": (maintained, True, 0.05),
     }
     samples: dict[tuple[str, bool], list[float]] = {(k, w): [] for k in loads for w in (1, 0)}
+    # Each run's own p99 (one burst of 100 clicks is what the goal speaks of): the median over
+    # runs is robust to the one run that a stray GC pause or checkpoint happened to hit.
+    per_run: dict[tuple[str, bool], list[float]] = {(k, w): [] for k in loads for w in (1, 0)}
     served: dict[str, int] = dict.fromkeys(loads, 0)
     for rep in range(reps):  # interleaved, so drift in the machine's load hits all alike
         for n, (label, load) in enumerate(loads.items()):
             for warm in (True, False):
                 tag = f"{rep}{n}{int(warm)}"
                 if load is None:
-                    samples[label, warm] += await verdicts(quiz, channel, tag, clicks, warm)
+                    got = await verdicts(quiz, channel, tag, clicks, warm)
+                    samples[label, warm] += got
+                    per_run[label, warm].append(pct(got, 99))
                     continue
                 work, loop, lead = load
                 got, done = await with_readers(
@@ -446,26 +452,31 @@ async def reads_beside_writes(store: Store, quiz: Quiz, h: History, reps: int) -
                     lead=lead,
                 )
                 samples[label, warm] += got
+                per_run[label, warm].append(pct(got, 99))
                 served[label] += done
     print()
     print(
         f"d. Verdict latency of {clicks} concurrent clicks (new players, just-opened round) alone "
         f"and beside 5 all-time leaderboards on the store's reader connections; {reps} runs "
-        f"pooled, {h.answers:,}-answer file; ratio = p99 / p99 alone, goal <= 1.5"
+        f"pooled, {h.answers:,}-answer file; ratio = median per-run p99 / the same alone, "
+        "goal <= 1.5"
     )
     for warm, what in ((True, "round facts cached"), (False, "cold: first click reads the round")):
         print(f"   {what}:")
-        base = pct(samples["alone", warm], 99)
+        base = statistics.median(per_run["alone", warm])
         for label in loads:
             got = samples[label, warm]
-            p99 = pct(got, 99)
+            run_p99 = statistics.median(per_run[label, warm])
             tail = ""
             if label != "alone":
                 tail = (
-                    f"   ratio {p99 / base:6.2f}  {verdict(p99 / base <= 1.5)}"
+                    f"   ratio {run_p99 / base:6.2f}  {verdict(run_p99 / base <= 1.5)}"
                     f"   ({served[label]:,} leaderboards in these runs)"
                 )
-            print(f"     {label:38} p50 {pct(got, 50):7.1f} ms   p99 {p99:7.1f} ms{tail}")
+            print(
+                f"     {label:38} p50 {pct(got, 50):7.1f} ms   p99 pooled {pct(got, 99):7.1f} ms"
+                f"   per run (median) {run_p99:7.1f} ms{tail}"
+            )
     # Five tasks taking leaderboards back to back, with no await between two of them.
     got, done = await with_readers(
         maintained, lambda: cold_click(quiz, channel, 10.0), loop=True, lead=0.05, fair=False
