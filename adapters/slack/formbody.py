@@ -23,7 +23,9 @@ def form_body_middleware(app: AsyncApp) -> Middleware:
         if request.method != "POST" or request.content_type == "application/json":
             return await handler(request)
         raw = await request.text()  # aiohttp keeps the body, so Bolt can read it again
-        if "payload" not in raw or raw.startswith("{"):
+        # An interactive post is the one field `payload=`: left to Bolt without parsing it here
+        # too (URL-decoding a click's body twice was a sixth of the CPU a click cost).
+        if "payload" not in raw or raw.startswith(("{", "payload=")):
             return await handler(request)
         form = dict(parse_qsl(raw, keep_blank_values=True))
         if "payload" in form:

@@ -28,6 +28,10 @@ NAME_WORKERS = 2  # concurrent background users.info calls
 NAME_BATCH = 20  # names stored per transaction
 NAME_BACKLOG = 10_000  # people waiting for a lookup; beyond that, their next click asks again
 QUIET = 8  # names are looked up while fewer clicks than this are being answered
+# Background lookups: a burst of this many at once, then this many a second. Slack rate-limits
+# users.info (the SDK then waits out Retry-After), and each lookup costs the CPU that clicks need.
+NAME_BURST = 200
+NAME_RATE = 20.0
 
 NameSink = Callable[[list[tuple[str, str, str]]], Awaitable[None]]  # (team, user id, name)
 
@@ -52,6 +56,8 @@ class SlackUsers:
         self._workers: list[asyncio.Task[None]] = []
         self._sink: NameSink | None = None
         self._quiet: Callable[[], Awaitable[None]] | None = None
+        self._tokens = float(NAME_BURST)
+        self._filled = now()
 
     def store_names(self, sink: NameSink, quiet: Callable[[], Awaitable[None]]) -> None:
         """Where learnt names go, and how to wait until clicks leave room for lookups: a burst
@@ -86,6 +92,7 @@ class SlackUsers:
             for team, user_id in batch:
                 if self._quiet is not None:
                     await self._quiet()
+                await self._paced()
                 info = await self._info(user_id)
                 self._wanted.discard(user_id)
                 if info is not None:
@@ -95,6 +102,15 @@ class SlackUsers:
                     await self._sink(found)
             except Exception as exc:  # the answers are recorded; only the names wait
                 log.warning("%d names not stored: %s", len(found), type(exc).__name__)
+
+    async def _paced(self) -> None:
+        """A token bucket: NAME_BURST lookups at once, then NAME_RATE a second."""
+        now = self._now()
+        self._tokens = min(float(NAME_BURST), self._tokens + (now - self._filled) * NAME_RATE)
+        self._filled = now
+        self._tokens -= 1
+        if self._tokens < 0:  # wait for this lookup's token (real time: it paces real calls)
+            await asyncio.sleep(-self._tokens / NAME_RATE)
 
     async def close(self) -> None:
         for task in self._workers:
