@@ -18,7 +18,7 @@ import contextlib
 import contextvars
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bot.periods import to_ms
 from bot.storage import totals
@@ -41,12 +41,6 @@ class _Item:
     player_id: int = 0
 
 
-@dataclass
-class _Batch:
-    items: list[_Item]
-    firsts: dict[tuple[int, int], _Item] = field(default_factory=dict)
-
-
 class AnswerWriter:
     def __init__(
         self, engine: Engine, *, max_batch: int = MAX_BATCH, max_pending: int = MAX_PENDING
@@ -56,6 +50,8 @@ class AnswerWriter:
         self._slots = FairSlots(max_pending)
         self._queue: list[_Item] = []
         self._wake = asyncio.Event()
+        self._drained = asyncio.Event()  # set whenever the queue is empty and nothing commits
+        self._drained.set()
         self._task: asyncio.Task[None] | None = None
         self._players: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
         self.batches = 0  # commits made, for benchmarks and tests
@@ -70,6 +66,7 @@ class AnswerWriter:
         async with self._slots:
             future: asyncio.Future[AnswerOutcome] = asyncio.get_running_loop().create_future()
             self._queue.append(_Item(request, future))
+            self._drained.clear()
             self._wake.set()
             self._ensure_running()
             return await asyncio.shield(future)
@@ -83,11 +80,10 @@ class AnswerWriter:
 
     async def close(self) -> None:
         """Commit what is queued, then stop the writer task."""
-        while self._queue:
-            await asyncio.sleep(0)
+        if self._queue:
             self._ensure_running()
             self._wake.set()
-            await asyncio.sleep(0.001)
+        await self._drained.wait()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -113,26 +109,25 @@ class AnswerWriter:
                 for item, outcome in zip(items, outcomes, strict=True):
                     if not item.future.done():
                         item.future.set_result(outcome)
+            self._drained.set()
 
     async def _commit(self, items: list[_Item]) -> list[AnswerOutcome]:
         async with self._e.transaction() as tx:
             fresh = await self._player_ids(tx, items)
-            batch = _Batch(items)
+            firsts: dict[tuple[int, int], _Item] = {}  # a person's first click per round
             for item in items:
-                batch.firsts.setdefault((item.request.round_id, item.player_id), item)
-            firsts = list(batch.firsts.values())
-            inserted = await _insert(tx, firsts)
-            await _count(tx, [i for i in firsts if (i.request.round_id, i.player_id) in inserted])
-            missing = [key for key in batch.firsts if key not in inserted]
-            earlier = await _existing(tx, missing)
+                firsts.setdefault((item.request.round_id, item.player_id), item)
+            inserted = await _insert(tx, list(firsts.values()))
+            await _count(tx, [i for key, i in firsts.items() if key in inserted])
+            earlier = await _existing(tx, [key for key in firsts if key not in inserted])
         self._remember(fresh)  # committed: these ids are real now
         outcomes: list[AnswerOutcome] = []
         for item in items:
             key = (item.request.round_id, item.player_id)
-            if batch.firsts[key] is item and key in inserted:
+            if firsts[key] is item and key in inserted:
                 outcomes.append(AnswerOutcome("recorded"))
             elif key in inserted:  # a second click in the same batch: the first one counted
-                outcomes.append(AnswerOutcome("already", batch.firsts[key].request.option))
+                outcomes.append(AnswerOutcome("already", firsts[key].request.option))
             elif key in earlier:
                 outcomes.append(AnswerOutcome("already", earlier[key]))
             else:
