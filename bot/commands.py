@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef, parse_lang
-from bot.ports import DeliveryError
+from bot.ports import Refused, Unavailable
 from bot.quiz import Quiz
 from bot.runs import MAX_RUN
 from bot.views import PERIODS, LeaderboardView, NoticeView, Period, QuestionView, StatsView
@@ -92,8 +92,10 @@ async def _post(quiz: Quiz, ctx: Context, lang: Lang, count: int | None) -> Repl
             if count is None
             else await quiz.start_run(ctx.channel, count)
         )
-    except DeliveryError as exc:
+    except Refused as exc:
         return NoticeView(lang, t(lang, "cannot_post", reason=exc.reason), ok=False)
+    except Unavailable:
+        return NoticeView(lang, t(lang, "post_later"), ok=False)
     if isinstance(result, NoticeView):
         return result
     if isinstance(result, QuestionView) and count is not None:

@@ -14,15 +14,33 @@ from bot.views import NoticeView, QuestionView, RevealView
 
 
 class DeliveryError(Exception):
-    """The platform refused a post; `reason` is safe to log and to show an admin."""
+    """A post or edit did not reach the platform; `reason` is safe to log and to show an admin.
+
+    Every port raises one of the two kinds below, never its library's own errors:
+
+        DeliveryError
+        ├── Refused       permanent: channel, permission, auth. Tell the person or the admin,
+        │                 close the round as undelivered, mark the daily post failed.
+        └── Unavailable   transient: not connected yet, network, server error, rate limit after
+                          the library's own retries. Change nothing and try again later; never
+                          counted as a refusal.
+    """
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
 
 
-class PortNotReady(Exception):
-    """The platform connection is not up yet (start-up, reconnect): retry later, change nothing."""
+class Refused(DeliveryError):
+    """The platform said no, and asking again will not change that."""
+
+
+class Unavailable(DeliveryError):
+    """The platform could not be reached or asked us to wait: worth trying again later."""
+
+
+class PortNotReady(Unavailable):
+    """The platform connection is not up yet (start-up, reconnect)."""
 
 
 class ChatPort(Protocol):

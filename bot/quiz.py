@@ -8,6 +8,7 @@ twice. Platform calls happen outside transactions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections.abc import Callable
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING
 from bot import presenter
 from bot.bank import Bank
 from bot.clock import Clock
+from bot.delivery import Delivery
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
-from bot.ports import ChatPort, DeliveryError
+from bot.ports import ChatPort, Refused, Unavailable
 from bot.reveals import Reveals
 from bot.runs import Runs
 from bot.selection import choose_question
@@ -59,7 +61,8 @@ class Quiz:
         self.clock = clock
         self.rng = rng
         self.default_window = default_window
-        self.ports: dict[str, ChatPort] = {}
+        self.delivery = Delivery(clock)
+        self.ports: dict[str, ChatPort] = self.delivery.ports
         self._changed: list[Callable[[], None]] = []
         self._answered: list[Callable[[int], None]] = []
         self._message_locks: dict[int, asyncio.Lock] = {}
@@ -90,6 +93,7 @@ class Quiz:
         """The round is revealed: its message is never edited again, and its facts not needed."""
         self._message_locks.pop(round_id, None)
         self._round_cache.pop(round_id, None)
+        self.delivery.forget(round_id)
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -106,7 +110,8 @@ class Quiz:
         """Open a round and post it through the channel's port.
 
         Returns None when a run's round at that index already exists (opened elsewhere).
-        Raises DeliveryError if the platform refused the post; the round is then closed.
+        Raises Refused if the platform refused the post (the round is then closed, unseen), or
+        Unavailable if it could not be reached (the round stays open and is posted later).
         """
         row = await self.open_round(channel, window=window, kind=kind, run=run)
         if row is None:
@@ -141,21 +146,25 @@ class Quiz:
             )
 
     async def post_round(self, row: RoundRecord, dedupe_key: str | None = None) -> QuestionView:
-        """Post an opened round; if refused, close it so nobody answers an unseen question."""
+        """Post an opened round. Refused: close it unseen, so nobody answers or is shown the
+        answer to a question that never appeared. Unavailable: leave it open to be posted later."""
         question = self.bank.get(row.question_id)
         assert question is not None
         view = presenter.question_view(row, question, 0)
-        port = self.ports.get(row.platform)
-        if port is None:
-            return view
-        try:
-            ref = await port.post_question(row.channel_ref, view, dedupe_key=dedupe_key)
-        except DeliveryError as exc:
-            log.warning("could not post round %s to %s: %s", row.id, row.channel_ref, exc.reason)
+        async with self.message_lock(row.id):
+            current = await self.store.rounds.get(row.id)
+            if current is not None and current.posted_at is not None:
+                return view  # posted meanwhile (a retry that raced this one)
+            result = await self.delivery.post_question(row, view, dedupe_key)
+            if result.outcome == "posted":
+                await self.store.rounds.mark_posted(row.id, self.now(), result.ref)
+        if result.outcome == "refused":
             await self.store.rounds.close_undelivered(row.id, self.now())
-            raise
-        if ref is not None:
-            await self.store.rounds.set_message(row.id, ref)
+            self.forget_message(row.id)
+            raise Refused(result.reason)
+        if result.outcome == "later":
+            self.notify_changed()  # the scheduler plans the retry
+            raise Unavailable(result.reason)
         return view
 
     async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
@@ -235,9 +244,17 @@ class Quiz:
         return await self.store.rounds.get(round_id)
 
     async def close_round(self, round_id: int, reason: str) -> RevealView | None:
-        """Close a round once: reveal it and move its run on. None if it was already closed."""
-        if not await self.store.rounds.close(round_id, self.now(), reason):
-            return None
+        """Close a round once: reveal it and move its run on. None if it was already closed, or
+        if its question never reached the platform: an unseen question is never revealed."""
+        async with self.message_lock(round_id):  # a post in flight finishes first
+            row = await self.store.rounds.get(round_id)
+            if row is not None and row.posted_at is None and row.closed_at is None:
+                log.warning("round %s closes unseen: its question was never posted", round_id)
+                await self.store.rounds.close_undelivered(round_id, self.now())
+                self.forget_message(round_id)
+                return None
+            if not await self.store.rounds.close(round_id, self.now(), reason):
+                return None
         view = await self.reveals.deliver(round_id)
         await self.runs.continue_after(round_id)
         return view
@@ -270,15 +287,21 @@ class Quiz:
         """
         deadline = await self.store.rounds.next_deadline(self.ports)
         candidates = [deadline] if deadline is not None else []
-        retry = self.reveals.next_retry()
-        candidates += [retry] if retry is not None else []
+        for retry in (self.reveals.next_retry(), self.delivery.next_retry()):
+            candidates += [retry] if retry is not None else []
         return min(candidates) if candidates else None
 
     async def process_due(self) -> None:
-        """Close overdue rounds, retry failed reveals, and resume runs a crash left stalled."""
+        """Close overdue rounds, post questions a passing failure or a crash left unposted,
+        retry failed reveals, and resume runs a crash left stalled."""
         overdue, unrevealed, stalled = await self.store.rounds.due_work(self.now(), self.ports)
         for row in overdue:
             await self.close_round(row.id, "deadline")
+        done = {o.id for o in overdue}
+        for row in await self.store.rounds.unposted(self.ports):
+            if row.id not in done and self.delivery.may_retry(row.id):
+                with contextlib.suppress(Refused, Unavailable):  # decided and logged already
+                    await self.post_round(row)
         for row in unrevealed:
             if self.reveals.may_retry(row.id):
                 await self.reveals.deliver(row.id)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from bot import presenter
 from bot.i18n import t
 from bot.model import ChannelRef, Lang
-from bot.ports import DeliveryError
+from bot.ports import DeliveryError  # Refused ends the run; Unavailable posts it later
 from bot.views import NoticeView, QuestionView
 
 if TYPE_CHECKING:

@@ -81,6 +81,7 @@ def round_row(
         closed_at=None,
         revealed_at=None,
         message_ref=message_ref,
+        posted_at=from_ms(opened_at),
     )
 
 

@@ -72,7 +72,7 @@ async def test_restart_after_a_lost_acknowledgement_does_not_show_two_posts(
     poke(
         bot.runtime.store.path,
         "UPDATE daily_posts SET status = 'claimed'",
-        "UPDATE rounds SET message_ref = NULL",
+        "UPDATE rounds SET message_ref = NULL, posted_at = NULL",
     )
     await bots.stop(bot)
     await clock.advance(180)  # past the claim's lease

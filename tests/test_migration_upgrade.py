@@ -112,8 +112,13 @@ async def test_upgrade_keeps_every_row_and_renames_the_columns(
     # players keep their ids and platform user ids (column `user` -> `platform_user`).
     assert columns(v2_copy, "players") == ["id", "team_id", "platform_user", "display_name"]
     assert after["players"] == before["players"]
-    for table in ("teams", "channels", "rounds", "runs", "schedules", "daily_posts"):
+    for table in ("teams", "channels", "runs", "schedules", "daily_posts"):
         assert after[table] == before[table], table
+    # rounds keep every column and gain posted_at (migration 4): rounds from before were posted.
+    width = len(before["rounds"][0])
+    assert [r[:width] for r in after["rounds"]] == before["rounds"]
+    assert columns(v2_copy, "rounds")[width:] == ["posted_at"]
+    assert all(r[width] == r[7] for r in after["rounds"])  # posted when opened (column 7)
 
     assert after["schema_version"] == [(SCHEMA_VERSION,)]
     assert after["<user_version>"] == [(SCHEMA_VERSION,)]

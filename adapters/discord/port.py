@@ -17,7 +17,7 @@ from adapters.discord.buttons import answer_buttons
 from adapters.discord.render import notice_embed, question_embed, reveal_embed
 from bot.clock import Clock
 from bot.model import ChannelRef
-from bot.ports import DeliveryError, PortNotReady
+from bot.ports import DeliveryError, PortNotReady, Refused, Unavailable
 from bot.views import NoticeView, QuestionView, RevealView
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,19 @@ def nonce_for(key: str) -> str:
 
 def _reason(exc: discord.HTTPException) -> str:
     return f"{exc.status} {exc.text or type(exc).__name__}".strip()
+
+
+def delivery_error(exc: Exception) -> DeliveryError:
+    """discord.py's errors onto the port contract: Discord said no (403, 404, 400) is a refusal;
+    a server error, a rate limit left after discord.py's own waiting, or no connection at all is
+    a passing unavailability."""
+    if isinstance(exc, DeliveryError):
+        return exc
+    if isinstance(exc, discord.HTTPException):
+        if exc.status >= 500 or exc.status == 429:
+            return Unavailable(_reason(exc))
+        return Refused(_reason(exc))
+    return Unavailable(type(exc).__name__)  # network: aiohttp errors, timeouts, resets
 
 
 class DiscordPort:
@@ -80,8 +93,8 @@ class DiscordPort:
                 allowed_mentions=NO_MENTIONS,
                 nonce=nonce,
             )
-        except discord.HTTPException as exc:
-            raise DeliveryError(_reason(exc)) from exc
+        except Exception as exc:
+            raise delivery_error(exc) from exc
         return f"{message.channel.id}:{message.id}"
 
     async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
@@ -104,14 +117,14 @@ class DiscordPort:
                 return
             except discord.HTTPException as exc:
                 if not self._repost_instead(exc, message_id):
-                    raise DeliveryError(_reason(exc)) from exc
+                    raise delivery_error(exc) from exc
                 log.info(
                     "question message %s not editable (%s); posting the reveal", ref, exc.status
                 )
         try:
             await self._channel(channel).send(embed=embed, allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:
-            raise DeliveryError(_reason(exc)) from exc
+        except Exception as exc:
+            raise delivery_error(exc) from exc
 
     def _repost_instead(self, exc: discord.HTTPException, message_id: int) -> bool:
         if isinstance(exc, discord.NotFound) or exc.code == OLD_MESSAGE_EDITS_CAPPED:
@@ -125,5 +138,5 @@ class DiscordPort:
             await self._channel(channel).send(
                 embed=notice_embed(view), allowed_mentions=NO_MENTIONS
             )
-        except discord.HTTPException as exc:
-            raise DeliveryError(_reason(exc)) from exc
+        except Exception as exc:
+            raise delivery_error(exc) from exc

@@ -17,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import blocks
 from adapters.slack.web import error_code, reason_for
 from bot.model import ChannelRef, Lang
-from bot.ports import DeliveryError
+from bot.ports import DeliveryError, Refused, Unavailable
 from bot.views import NoticeView, QuestionView, RevealView
 
 log = logging.getLogger(__name__)
@@ -88,10 +88,26 @@ class SlackPort:
     async def _delivery_error(
         self, method: str, channel: ChannelRef, exc: Exception
     ) -> DeliveryError:
+        """Slack's errors onto the port contract. What is left after slack_sdk's own retries
+        (connection errors, rate limits) is either passing (the network, a server error, a rate
+        limit) and tried again later, or a refusal (channel, permission, auth) that is reported."""
         code = error_code(exc)
         log.warning("%s to channel %s failed: %s", method, channel.channel, code)
-        return DeliveryError(reason_for(code, await self._lang_of(channel)))
+        reason = reason_for(code, await self._lang_of(channel))
+        if not isinstance(exc, SlackApiError) or is_transient(code):
+            return Unavailable(reason)  # no answer from Slack at all, or a passing one
+        return Refused(reason)
 
 
-class _Gone(DeliveryError):
+def is_transient(code: str) -> bool:
+    return code in _TRANSIENT or (code.startswith("http_") and code[5:6] == "5")
+
+
+_TRANSIENT = frozenset(
+    {"unreachable", "ratelimited", "internal_error", "fatal_error", "service_unavailable",
+     "request_timeout", "http_429"}
+)  # fmt: skip
+
+
+class _Gone(Refused):
     """The message to edit no longer exists."""

@@ -18,7 +18,7 @@ from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date, occurrences
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef
-from bot.ports import DeliveryError
+from bot.ports import Refused
 from bot.quiz import Quiz
 from bot.storage import ScheduleRecord
 from bot.views import NoticeView
@@ -197,10 +197,10 @@ class DailySchedules:
         detail: str | None = None
         try:
             await self.quiz.post_round(row, dedupe_key=key)
-        except DeliveryError as exc:
+        except Refused as exc:
             status = "failed"
             detail = exc.reason
-        except Exception as exc:  # a platform outage: keep the claim for a retry after the lease
+        except Exception as exc:  # passing (Unavailable): keep the claim, retried after the lease
             log.warning(
                 "daily question for %s on %s not sent yet: %s", schedule.channel_ref, day, exc
             )

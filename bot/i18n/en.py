@@ -63,6 +63,7 @@ MESSAGES: dict[str, str] = {
     ),
     "period_invalid": "Choose a period: week, month or all.",
     "cannot_post": "I can't post in this channel: {reason}",
+    "post_later": "The chat service isn't answering right now. I'll post the question as soon as it is back.",
     # daily questions
     "daily_set": "Daily question scheduled.",
     "daily_show": "Daily question here at {time} ({tz}), {days}, open for {hours} h.",

@@ -66,6 +66,7 @@ MESSAGES: dict[str, str] = {
     ),
     "period_invalid": "Pilih periode: week, month, atau all.",
     "cannot_post": "Saya tidak bisa mengirim pesan di channel ini: {reason}",
+    "post_later": "Layanan chat sedang tidak merespons. Pertanyaannya akan saya kirim begitu layanannya pulih.",
     # daily questions
     "daily_set": "Soal harian sudah dijadwalkan.",
     "daily_show": "Soal harian di sini pukul {time} ({tz}), {days}, terbuka {hours} jam.",

@@ -138,6 +138,16 @@ V3 = (
 )
 
 
+# Whether a round's question reached the platform: a round nobody saw is never revealed, and one
+# whose post failed for a passing reason is posted again. Rounds from before were all posted.
+V4 = (
+    "ALTER TABLE rounds ADD COLUMN posted_at INTEGER",
+    "UPDATE rounds SET posted_at = opened_at",
+    """CREATE INDEX rounds_unposted ON rounds (opened_at)
+        WHERE posted_at IS NULL AND closed_at IS NULL""",
+)
+
+
 async def _backfill_scores(conn: Conn) -> None:
     await totals.rebuild_all_time(conn)
     for team_id, tz in await totals.team_zones(conn):
@@ -148,6 +158,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "teams, channels, players, runs, rounds, answers", V1),
     Migration(2, "daily schedules and their postings", V2),
     Migration(3, "no reserved column names; maintained leaderboard totals", V3, _backfill_scores),
+    Migration(4, "when each round's question was posted", V4),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -29,6 +29,7 @@ class RoundRecord:
     closed_at: datetime | None
     revealed_at: datetime | None
     message_ref: str | None
+    posted_at: datetime | None = None  # None: the question has not reached the platform yet
 
     @property
     def channel_ref(self) -> ChannelRef:

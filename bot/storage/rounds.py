@@ -17,7 +17,7 @@ from bot.storage.records import RoundRecord, RunRecord
 ROUND_SELECT = """
     SELECT r.id, r.channel_id, c.team_id, t.platform, t.team, c.channel, c.lang, r.question_id,
            r.seed, r.kind, r.run_id, r.run_index, u.total AS run_total, r.opened_at,
-           r.deadline_at, r.closed_at, r.revealed_at, r.message_ref
+           r.deadline_at, r.closed_at, r.revealed_at, r.message_ref, r.posted_at
     FROM rounds r
     JOIN channels c ON c.id = r.channel_id
     JOIN teams t ON t.id = c.team_id
@@ -49,6 +49,7 @@ def _round(row: Record) -> RoundRecord:
         closed_at=_when(row["closed_at"]),
         revealed_at=_when(row["revealed_at"]),
         message_ref=row["message_ref"],
+        posted_at=_when(row["posted_at"]),
     )
 
 
@@ -109,9 +110,15 @@ class Rounds:
         assert row is not None
         return _round(row)
 
-    async def set_message(self, round_id: int, ref: str) -> None:
+    async def mark_posted(self, round_id: int, at: datetime, ref: str | None) -> None:
+        """The question reached the platform (as message `ref`, where it has one)."""
         async with self._e.transaction() as tx:
-            await tx.execute("UPDATE rounds SET message_ref = $1 WHERE id = $2", ref, round_id)
+            await tx.execute(
+                """UPDATE rounds SET posted_at = COALESCE(posted_at, $1),
+                       message_ref = COALESCE($2, message_ref)
+                   WHERE id = $3""",
+                to_ms(at), ref, round_id,
+            )  # fmt: skip
 
     async def close(self, round_id: int, at: datetime, reason: str) -> bool:
         """Close once; False if it was closed already (by a deadline, an admin, a replica)."""
@@ -166,6 +173,18 @@ class Rounds:
                 *names,
             )
         return _when(found)
+
+    async def unposted(self, platforms: Collection[str]) -> list[RoundRecord]:
+        """Open rounds whose question has not reached the platform (a passing failure, or a
+        crash between opening and posting), except daily ones: their claim retries those."""
+        served, names = _served(platforms, 1)
+        async with self._e.snapshot() as c:
+            return await self._many(
+                c,
+                f"""r.posted_at IS NULL AND r.closed_at IS NULL AND r.kind != 'daily'
+                    AND {served} ORDER BY r.opened_at""",
+                *names,
+            )
 
     async def due_work(
         self, now: datetime, platforms: Collection[str]
