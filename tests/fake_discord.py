@@ -130,6 +130,7 @@ class FakeDiscord:
     refuse_old_edits: bool = False  # answer edits of messages older than an hour with 30046
     refused_edits: int = 0
     hold_callbacks: asyncio.Event | None = None
+    post_failures: list[int] = field(default_factory=list)  # statuses for the next message posts
     sent_at: dict[str, float] = field(default_factory=dict)  # interaction token -> event sent
     answered_at: dict[str, float] = field(default_factory=dict)  # -> first callback arrived
     url: str = ""
@@ -261,6 +262,10 @@ class FakeDiscord:
             bad := self._check(request, body, "/channels/{channel_id}/messages", "post")
         ) is not None:
             return bad
+        if self.post_failures:  # 403: Missing Permissions; 503: Discord is having trouble
+            status = self.post_failures.pop(0)
+            code, text = (50013, "Missing Permissions") if status == 403 else (0, "Unavailable")
+            return self._json({"code": code, "message": text}, status)
         nonce = body.get("nonce") if body.get("enforce_nonce") else None
         if nonce is not None and nonce in self._nonces:  # Discord drops a repeat, returns the first
             return self._json(self.messages[self._nonces[nonce]])

@@ -24,12 +24,15 @@ class RecordingPort:
     reveals: list[tuple[str | None, RevealView]] = field(default_factory=list)
     notices: list[tuple[ChannelRef, NoticeView]] = field(default_factory=list)
     fail_reveals: int = 0
+    fail_posts: list[Exception] = field(default_factory=list)  # raised by the next posts
     dedupe_keys: list[str | None] = field(default_factory=list)
 
     async def post_question(
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
     ) -> str | None:
         self.dedupe_keys.append(dedupe_key)
+        if self.fail_posts:
+            raise self.fail_posts.pop(0)
         self.posted.append((channel, view))
         return f"msg-{view.round_id}"
 

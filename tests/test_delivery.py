@@ -1,0 +1,114 @@
+"""The delivery-error contract: a refused post is reported and its round closed unseen; a
+passing failure changes nothing and is retried; a question nobody saw is never revealed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from conftest import CHANNEL
+from helpers import RecordingPort, peek
+
+from bot.clock import FakeClock
+from bot.commands import Command, Context, dispatch
+from bot.model import UserRef
+from bot.ports import PortNotReady, Refused, Unavailable
+from bot.quiz import Quiz
+from bot.scheduler import Scheduler
+from bot.storage import Store
+
+ASKER = UserRef("test", "T1", "U1", "Ada")
+
+
+async def ask(quiz: Quiz, text: str) -> str:
+    async def no() -> bool:
+        return False
+
+    words = text.split()
+    reply = await dispatch(quiz, Command(words[0], tuple(words[1:])), Context(CHANNEL, ASKER, no))
+    return reply.text
+
+
+def rounds(db: Store) -> list[tuple[object, ...]]:
+    return peek(db.path, "SELECT id, posted_at IS NOT NULL, closed_at IS NOT NULL, close_reason,"
+                " revealed_at IS NOT NULL FROM rounds ORDER BY id")  # fmt: skip
+
+
+async def test_a_passing_failure_leaves_the_round_open_and_it_is_posted_later(
+    db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
+) -> None:
+    quiz = make_quiz(db, port)
+    sched = Scheduler(clock, quiz)
+    quiz.on_change(sched.wake)
+    sched.start()
+    try:
+        port.fail_posts = [Unavailable("network"), PortNotReady("reconnecting")]
+        text = await ask(quiz, "question")
+        assert "isn't answering right now" in text
+        assert rounds(db) == [(1, 0, 0, None, 0)]  # open, unposted, nothing refused
+        await clock.advance(15)  # the first retry: still reconnecting
+        await sched.caught_up()
+        assert port.posted == [] and rounds(db) == [(1, 0, 0, None, 0)]
+        await clock.advance(30)  # backoff doubled
+        await sched.caught_up()
+        assert [v.round_id for _, v in port.posted] == [1]
+        assert rounds(db) == [(1, 1, 0, None, 0)]
+        await clock.advance(600)  # the deadline: revealed as usual
+        await sched.caught_up()
+        assert [v.round_id for _, v in port.reveals] == [1]
+    finally:
+        await sched.stop()
+
+
+async def test_a_question_that_never_reached_the_platform_is_never_revealed(
+    db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
+) -> None:
+    quiz = make_quiz(db, port)
+    sched = Scheduler(clock, quiz)
+    quiz.on_change(sched.wake)
+    sched.start()
+    try:
+        # A raw network error the port did not map: treated as passing, never as delivered.
+        port.fail_posts = [ConnectionResetError("reset by peer") for _ in range(20)]
+        await ask(quiz, "question")
+        await clock.advance(11 * 60)  # retries fail until the deadline
+        await sched.caught_up()
+        assert port.posted == [] and port.reveals == []
+        assert rounds(db) == [(1, 0, 1, "undelivered", 1)]  # closed unseen, nothing to reveal
+        await clock.advance(3600)
+        await sched.caught_up()
+        assert port.reveals == [] and port.posted == []
+    finally:
+        await sched.stop()
+
+
+async def test_a_refusal_is_reported_and_closes_the_round_unseen(
+    db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
+) -> None:
+    quiz = make_quiz(db, port)
+    port.fail_posts = [Refused("invite the app to this channel")]
+    assert await ask(quiz, "question") == (
+        "I can't post in this channel: invite the app to this channel"
+    )
+    assert rounds(db) == [(1, 0, 1, "undelivered", 1)]
+    await clock.advance(3600)
+    await quiz.process_due()
+    assert port.reveals == [] and port.posted == []
+
+
+async def test_a_run_whose_next_question_fails_passingly_goes_on_once_it_is_back(
+    db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
+) -> None:
+    quiz = make_quiz(db, port)
+    started = await quiz.start_run(CHANNEL, 2, timedelta(minutes=1))
+    assert started is not None
+    port.fail_posts = [Unavailable("network")]
+    await clock.advance(61)
+    await quiz.process_due()  # question 1 closes; question 2 opens but cannot be posted yet
+    assert len(port.posted) == 1 and len(port.reveals) == 1
+    await clock.advance(15)
+    await quiz.process_due()
+    assert len(port.posted) == 2  # question 2 of the run, posted on the retry
+    await clock.advance(61)
+    await quiz.process_due()
+    assert len(port.reveals) == 2 and len(port.notices) == 1  # revealed, then the standings
