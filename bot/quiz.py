@@ -151,15 +151,16 @@ class Quiz:
         question = self.bank.get(row.question_id)
         assert question is not None
         view = presenter.question_view(row, question, 0)
-        async with self.message_lock(row.id):
+        async with self.message_lock(row.id):  # one post per round at a time, decided inside
             current = await self.store.rounds.get(row.id)
-            if current is not None and current.posted_at is not None:
-                return view  # posted meanwhile (a retry that raced this one)
+            if current is None or current.posted_at is not None or current.closed_at is not None:
+                return view  # posted meanwhile (a retry that raced this one), or closed
             result = await self.delivery.post_question(row, view, dedupe_key)
             if result.outcome == "posted":
                 await self.store.rounds.mark_posted(row.id, self.now(), result.ref)
+            elif result.outcome == "refused":
+                await self.store.rounds.close_undelivered(row.id, self.now())
         if result.outcome == "refused":
-            await self.store.rounds.close_undelivered(row.id, self.now())
             self.forget_message(row.id)
             raise Refused(result.reason)
         if result.outcome == "later":
@@ -299,7 +300,8 @@ class Quiz:
             await self.close_round(row.id, "deadline")
         done = {o.id for o in overdue}
         for row in await self.store.rounds.unposted(self.ports):
-            if row.id not in done and self.delivery.may_retry(row.id):
+            busy = self.message_lock(row.id).locked()  # its first post is under way
+            if row.id not in done and not busy and self.delivery.may_retry(row.id):
                 with contextlib.suppress(Refused, Unavailable):  # decided and logged already
                     await self.post_round(row)
         for row in unrevealed:
