@@ -25,7 +25,7 @@ from bot.ports import ChatPort, Refused, Unavailable
 from bot.reveals import Reveals
 from bot.runs import Runs
 from bot.selection import choose_question
-from bot.storage import AnswerRequest, RoundRecord, Store
+from bot.storage import AnswerRequest, CloseReason, RoundKind, RoundRecord, Store
 from bot.views import (
     Feedback,
     LeaderboardView,
@@ -104,7 +104,7 @@ class Quiz:
         channel: ChannelRef,
         *,
         window: timedelta | None = None,
-        kind: str = "single",
+        kind: RoundKind = "single",
         run: tuple[int, int] | None = None,
     ) -> QuestionView | None:
         """Open a round and post it through the channel's port.
@@ -125,7 +125,7 @@ class Quiz:
         channel: ChannelRef,
         *,
         window: timedelta | None = None,
-        kind: str = "single",
+        kind: RoundKind = "single",
         run: tuple[int, int] | None = None,
     ) -> RoundRecord | None:
         """Insert a round, in the caller's transaction if there is one (a daily claim shares it)."""
@@ -244,7 +244,7 @@ class Quiz:
     async def round_row(self, round_id: int) -> RoundRecord | None:
         return await self.store.rounds.get(round_id)
 
-    async def close_round(self, round_id: int, reason: str) -> RevealView | None:
+    async def close_round(self, round_id: int, reason: CloseReason) -> RevealView | None:
         """Close a round once: reveal it and move its run on. None if it was already closed, or
         if its question never reached the platform: an unseen question is never revealed."""
         async with self.message_lock(round_id):  # a post in flight finishes first

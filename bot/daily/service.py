@@ -20,7 +20,7 @@ from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.ports import Refused
 from bot.quiz import Quiz
-from bot.storage import ScheduleRecord
+from bot.storage import PostingStatus, ScheduleRecord
 from bot.views import NoticeView
 
 log = logging.getLogger(__name__)
@@ -195,6 +195,7 @@ class DailySchedules:
             return
         key = f"zqd{schedule.id}d{day.strftime('%Y%m%d')}"
         detail: str | None = None
+        status: PostingStatus
         try:
             await self.quiz.post_round(row, dedupe_key=key)
         except Refused as exc:

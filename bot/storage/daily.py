@@ -7,7 +7,13 @@ from datetime import date, datetime, time
 from bot.daily.spec import days_from_code
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Engine, Record
-from bot.storage.records import PostingRecord, ScheduleRecord, StaleClaim
+from bot.storage.records import (
+    PostingRecord,
+    PostingStatus,
+    ScheduleRecord,
+    StaleClaim,
+    posting_status,
+)
 
 SCHEDULE_SELECT = """
     SELECT s.id, s.channel_id, t.platform, t.team, c.channel, c.lang, s.local_time, s.tz, s.days,
@@ -93,7 +99,7 @@ class DailyStore:
         if row is None:
             return None
         return PostingRecord(
-            status=str(row["status"]),
+            status=posting_status(row["status"]),
             claim_token=str(row["claim_token"]),
             claimed_at=from_ms(int(row["claimed_at"])),
             round_id=int(row["round_id"]) if row["round_id"] is not None else None,
@@ -105,7 +111,7 @@ class DailyStore:
         day: date,
         token: str,
         now: datetime,
-        status: str = "claimed",
+        status: PostingStatus = "claimed",
         detail: str | None = None,
     ) -> bool:
         """Claim (or record as skipped) one schedule's day; False if anyone claimed it before."""
@@ -136,7 +142,7 @@ class DailyStore:
         schedule_id: int,
         day: date,
         token: str,
-        status: str,
+        status: PostingStatus,
         *,
         round_id: int | None = None,
         detail: str | None = None,

@@ -8,6 +8,25 @@ from typing import Literal
 
 from bot.model import ChannelRef, Lang
 
+RoundKind = Literal["single", "run", "daily"]
+CloseReason = Literal["deadline", "admin", "next", "undelivered", "abandoned"]
+PostingStatus = Literal["claimed", "posted", "skipped", "failed"]
+ROUND_KINDS: tuple[RoundKind, ...] = ("single", "run", "daily")
+POSTING_STATUSES: tuple[PostingStatus, ...] = ("claimed", "posted", "skipped", "failed")
+
+
+def round_kind(value: object) -> RoundKind:
+    """A stored kind as the Literal it is (the schema accepts only these)."""
+    text = str(value)
+    assert text in ROUND_KINDS, text
+    return text
+
+
+def posting_status(value: object) -> PostingStatus:
+    text = str(value)
+    assert text in POSTING_STATUSES, text
+    return text
+
 
 @dataclass(frozen=True)
 class RoundRecord:
@@ -20,7 +39,7 @@ class RoundRecord:
     lang: Lang
     question_id: str
     seed: int
-    kind: str
+    kind: RoundKind
     run_id: int | None
     run_index: int | None
     run_total: int | None
@@ -95,7 +114,7 @@ class ScheduleRecord:
 
 @dataclass(frozen=True)
 class PostingRecord:
-    status: str
+    status: PostingStatus
     claim_token: str
     claimed_at: datetime
     round_id: int | None

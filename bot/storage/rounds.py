@@ -12,7 +12,7 @@ from datetime import datetime
 from bot.model import ChannelRef
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Conn, Engine, Record
-from bot.storage.records import RoundRecord, RunRecord
+from bot.storage.records import CloseReason, RoundKind, RoundRecord, RunRecord, round_kind
 
 ROUND_SELECT = """
     SELECT r.id, r.channel_id, c.team_id, t.platform, t.team, c.channel, c.lang, r.question_id,
@@ -40,7 +40,7 @@ def _round(row: Record) -> RoundRecord:
         lang="id" if row["lang"] == "id" else "en",
         question_id=str(row["question_id"]),
         seed=int(row["seed"]),
-        kind=str(row["kind"]),
+        kind=round_kind(row["kind"]),
         run_id=row["run_id"],
         run_index=row["run_index"],
         run_total=row["run_total"],
@@ -89,7 +89,7 @@ class Rounds:
         channel_id: int,
         question_id: str,
         seed: int,
-        kind: str,
+        kind: RoundKind,
         opened_at: datetime,
         deadline_at: datetime,
         run_id: int | None = None,
@@ -120,7 +120,7 @@ class Rounds:
                 to_ms(at), ref, round_id,
             )  # fmt: skip
 
-    async def close(self, round_id: int, at: datetime, reason: str) -> bool:
+    async def close(self, round_id: int, at: datetime, reason: CloseReason) -> bool:
         """Close once; False if it was closed already (by a deadline, an admin, a replica)."""
         async with self._e.transaction() as tx:
             changed = await tx.execute(
