@@ -10,12 +10,12 @@ import random
 import sys
 from collections.abc import Sequence
 
+from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
 from bot.config import database_path
 from bot.export import bank_to_data
 from bot.model import LANGS
-from bot.quiz import Quiz
 from bot.storage import DatabaseTooNewError, Store
 
 
@@ -87,7 +87,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return 2
     try:
-        quiz = Quiz(store, bank, SystemClock(), random.Random())
+        quiz = build_quiz(store, bank, SystemClock(), random.Random())
         return await play(
             quiz,
             lang=args.lang,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from bot.app import add_daily, build_quiz
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import DailySchedules
@@ -53,15 +54,15 @@ class Runtime:
         cls, db_path: str | Path, bank: Bank, clock: Clock, rng: random.Random
     ) -> Runtime:
         store = await Store.open(db_path)
-        quiz = Quiz(store, bank, clock, rng)
-        daily = DailySchedules(quiz, clock)
+        quiz = build_quiz(store, bank, clock, rng)
+        daily = add_daily(quiz)
         scheduler = Scheduler(clock, quiz, daily)
         quiz.on_change(scheduler.wake)
         return cls(
             store=store,
             quiz=quiz,
             scheduler=scheduler,
-            tally=LiveTally(quiz, clock),
+            tally=LiveTally(quiz.rounds, clock),
             daily=daily,
             clock=clock,
         )

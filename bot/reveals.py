@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from bot import presenter
+from bot.rounds import Rounds
 from bot.storage import RoundRecord
 from bot.views import RevealView
-
-if TYPE_CHECKING:
-    from bot.quiz import Quiz
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +21,8 @@ REVEAL_ATTEMPTS = 6
 
 
 class Reveals:
-    def __init__(self, quiz: Quiz) -> None:
-        self.quiz = quiz
+    def __init__(self, rounds: Rounds) -> None:
+        self.rounds = rounds
         self._failures: dict[int, tuple[int, datetime]] = {}  # round -> (attempts, retry at)
 
     def next_retry(self) -> datetime | None:
@@ -33,7 +30,7 @@ class Reveals:
 
     def may_retry(self, round_id: int) -> bool:
         failure = self._failures.get(round_id)
-        return failure is None or failure[1] <= self.quiz.clock.now()
+        return failure is None or failure[1] <= self.rounds.clock.now()
 
     async def deliver(self, round_id: int) -> RevealView | None:
         """Post the reveal through the round's port; leave it pending if the platform fails or
@@ -43,41 +40,41 @@ class Reveals:
             await self._mark(round_id)
             return None
         row, view = data
-        port = self.quiz.ports.get(row.platform)
+        port = self.rounds.delivery.ports.get(row.platform)
         if port is None:
             return view  # another process, which serves this platform, will reveal it
         try:
-            async with self.quiz.message_lock(round_id):
+            async with self.rounds.message_lock(round_id):
                 await port.post_reveal(row.channel_ref, row.message_ref, view)
         except Exception as exc:  # a platform failure must not lose the close
-            attempts = self._failures.get(round_id, (0, self.quiz.clock.now()))[0] + 1
+            attempts = self._failures.get(round_id, (0, self.rounds.clock.now()))[0] + 1
             log.warning(
                 "reveal of round %s in %s failed (attempt %d): %s",
                 round_id, row.channel_ref, attempts, exc,
             )  # fmt: skip
             if attempts < REVEAL_ATTEMPTS:
-                retry_at = self.quiz.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
+                retry_at = self.rounds.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
                 self._failures[round_id] = (attempts, retry_at)
                 return view
             log.error("giving up on the reveal of round %s", round_id)
         self._failures.pop(round_id, None)
-        self.quiz.forget_message(round_id)
+        self.rounds.forget_message(round_id)
         await self._mark(round_id)
         return view
 
     async def _data(self, round_id: int) -> tuple[RoundRecord, RevealView] | None:
-        store = self.quiz.store
+        store = self.rounds.store
         row = await store.rounds.get(round_id)
         if row is None:
             return None
         counts = await store.rounds.answer_counts(round_id)
         fastest = await store.rounds.fastest_correct(round_id)
         history = await store.daily.history(row.channel_id) if row.kind == "daily" else []
-        question = self.quiz.bank.get(row.question_id)
+        question = self.rounds.bank.get(row.question_id)
         if question is None:
             return None
         streaks = presenter.daily_streaks(history)
         return row, presenter.reveal_view(row, question, counts, fastest, streaks)
 
     async def _mark(self, round_id: int) -> None:
-        await self.quiz.store.rounds.mark_revealed(round_id, self.quiz.now())
+        await self.rounds.store.rounds.mark_revealed(round_id, self.rounds.now())

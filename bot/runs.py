@@ -9,16 +9,13 @@ from __future__ import annotations
 import contextlib
 import logging
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from bot import presenter
 from bot.i18n import t
 from bot.model import ChannelRef, Lang
 from bot.ports import DeliveryError  # Refused ends the run; Unavailable posts it later
+from bot.rounds import Rounds
 from bot.views import NoticeView, QuestionView
-
-if TYPE_CHECKING:
-    from bot.quiz import Quiz
 
 log = logging.getLogger(__name__)
 
@@ -26,43 +23,43 @@ MAX_RUN = 20
 
 
 class Runs:
-    def __init__(self, quiz: Quiz) -> None:
-        self.quiz = quiz
+    def __init__(self, rounds: Rounds) -> None:
+        self.rounds = rounds
 
     async def start(
         self, channel: ChannelRef, count: int, window: timedelta | None = None
     ) -> NoticeView | QuestionView | None:
         """Start N questions in a row; a notice if the count is invalid or a run is going."""
-        limit = min(MAX_RUN, len(self.quiz.bank))
-        span = window or self.quiz.default_window
-        store = self.quiz.store
+        limit = min(MAX_RUN, len(self.rounds.bank))
+        span = window or self.rounds.default_window
+        store = self.rounds.store
         lang = await store.teams.channel_lang(channel)
         if not 1 <= count <= limit:
             return NoticeView(lang, t(lang, "run_count_invalid", max=limit), ok=False)
         cid = await store.teams.channel_id(channel)
         run_id = await store.rounds.start_run(
-            cid, count, int(span.total_seconds() * 1000), self.quiz.now()
+            cid, count, int(span.total_seconds() * 1000), self.rounds.now()
         )
         if run_id is None:
             return NoticeView(lang, t(lang, "run_busy"), ok=False)
-        return await self.quiz.start_round(channel, window=span, kind="run", run=(run_id, 0))
+        return await self.rounds.start_round(channel, window=span, kind="run", run=(run_id, 0))
 
     async def abandon(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""
-        store = self.quiz.store
-        await store.rounds.abandon_runs(await store.teams.channel_id(channel), self.quiz.now())
+        store = self.rounds.store
+        await store.rounds.abandon_runs(await store.teams.channel_id(channel), self.rounds.now())
 
     async def continue_after(self, round_id: int) -> None:
-        row = await self.quiz.round_row(round_id)
+        row = await self.rounds.round_row(round_id)
         if row is None or row.run_id is None or row.run_index is None or row.run_total is None:
             return
-        run = await self.quiz.store.rounds.run(row.run_id)
+        run = await self.rounds.store.rounds.run(row.run_id)
         if run is None or run.finished:
             return
         if row.run_index + 1 < row.run_total:
             # A DeliveryError is logged by start_round, which also ends the run.
             with contextlib.suppress(DeliveryError):
-                await self.quiz.start_round(
+                await self.rounds.start_round(
                     row.channel_ref,
                     window=timedelta(milliseconds=run.window_ms),
                     kind="run",
@@ -72,9 +69,9 @@ class Runs:
         await self._finish(row.run_id, row.channel_ref, row.lang)
 
     async def _finish(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
-        store = self.quiz.store
+        store = self.rounds.store
         async with store.transaction():
-            if not await store.rounds.finish_run(run_id, self.quiz.now()):
+            if not await store.rounds.finish_run(run_id, self.rounds.now()):
                 return
             standings = await store.scores.run_standings(run_id, 10)
         view = presenter.leaderboard_view(lang, "all", standings, None, asked=False)
@@ -84,7 +81,7 @@ class Runs:
             title=t(lang, "run_standings_title"),
             lines=view.lines or (t(lang, "run_standings_empty"),),
         )
-        port = self.quiz.ports.get(channel.platform)
+        port = self.rounds.delivery.ports.get(channel.platform)
         if port is not None:
             try:
                 await port.post_notice(channel, notice)

@@ -11,7 +11,7 @@ import logging
 from datetime import datetime, timedelta
 
 from bot.clock import Clock
-from bot.quiz import Quiz
+from bot.rounds import Rounds
 
 log = logging.getLogger(__name__)
 
@@ -19,14 +19,16 @@ DEFAULT_INTERVAL = timedelta(seconds=5)
 
 
 class LiveTally:
-    def __init__(self, quiz: Quiz, clock: Clock, interval: timedelta = DEFAULT_INTERVAL) -> None:
-        self.quiz = quiz
+    def __init__(
+        self, rounds: Rounds, clock: Clock, interval: timedelta = DEFAULT_INTERVAL
+    ) -> None:
+        self.rounds = rounds
         self.clock = clock
         self.interval = interval
         self._last: dict[int, datetime] = {}
         self._pending: dict[int, asyncio.Task[None]] = {}  # refresh not started yet, per round
         self._running: dict[asyncio.Task[None], datetime] = {}  # every live task -> due time
-        quiz.on_answer(self.poke)
+        rounds.on_answer(self.poke)
 
     def poke(self, round_id: int) -> None:
         """An answer was recorded: make sure one refresh of this round is scheduled."""
@@ -56,18 +58,18 @@ class LiveTally:
                 self._pending.pop(round_id, None)
 
     async def _edit(self, round_id: int) -> None:
-        async with self.quiz.message_lock(round_id):
-            row = await self.quiz.round_row(round_id)
+        async with self.rounds.message_lock(round_id):
+            row = await self.rounds.round_row(round_id)
             if row is None or row.message_ref is None or not row.is_open(self.clock.now()):
                 self._last.pop(round_id, None)
                 return
-            port = self.quiz.ports.get(row.platform)
+            port = self.rounds.delivery.ports.get(row.platform)
             if port is None:
                 return
             max_age = port.live_update_max_age
             if max_age is not None and self.clock.now() - row.opened_at > max_age:
                 return  # old messages are not edited per click (Discord caps those edits)
-            view = await self.quiz.question_view(round_id)
+            view = await self.rounds.question_view(round_id)
             if view is None:
                 return
             await port.update_question(row.channel_ref, row.message_ref, view)

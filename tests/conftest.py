@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from helpers import RecordingPort
 
+from bot.app import build_quiz
 from bot.bank import Bank, load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef
@@ -46,7 +47,7 @@ def port() -> RecordingPort:
 @pytest.fixture
 def make_quiz(bank: Bank, clock: FakeClock) -> Callable[..., Quiz]:
     def build(store: Store, *ports: RecordingPort, seed: int = 7) -> Quiz:
-        quiz = Quiz(store, bank, clock, random.Random(seed))
+        quiz = build_quiz(store, bank, clock, random.Random(seed))
         for p in ports:
             quiz.add_port(p)
         return quiz

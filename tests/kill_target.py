@@ -9,16 +9,16 @@ from datetime import datetime, timedelta
 
 from helpers import RecordingPort
 
+from bot.app import build_quiz
 from bot.bank import load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
-from bot.quiz import Quiz
 from bot.storage import Store
 
 
 async def main(db_path: str, start: str) -> None:
     db = await Store.open(db_path)
-    quiz = Quiz(db, load_bank(), FakeClock(datetime.fromisoformat(start)), random.Random(1))
+    quiz = build_quiz(db, load_bank(), FakeClock(datetime.fromisoformat(start)), random.Random(1))
     quiz.add_port(RecordingPort())  # as a running bot has: its questions are posted
     short = await quiz.start_round(ChannelRef("test", "T1", "C1"), window=timedelta(minutes=1))
     long = await quiz.start_round(ChannelRef("test", "T1", "C2"), window=timedelta(hours=2))

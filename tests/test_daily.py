@@ -15,6 +15,7 @@ import pytest
 from conftest import CHANNEL
 from helpers import RecordingPort
 
+from bot.app import add_daily, build_quiz
 from bot.clock import FakeClock
 from bot.commands import Context, dispatch, parse_text
 from bot.daily.service import DailySchedules
@@ -45,9 +46,9 @@ class Stack:
 async def boot(db_path: Path, clock: FakeClock, bank, seed: int = 1) -> Stack:
     db = await Store.open(db_path)
     port = RecordingPort()
-    quiz = Quiz(db, bank, clock, random.Random(seed))
+    quiz = build_quiz(db, bank, clock, random.Random(seed))
     quiz.add_port(port)
-    daily = DailySchedules(quiz, clock)
+    daily = add_daily(quiz)
     sched = Scheduler(clock, quiz, daily)
     quiz.on_change(sched.wake)
     sched.start()
@@ -234,10 +235,10 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
     await (await scheduled_at_nine(db_path, clock, bank)).close()
 
     db = await Store.open(db_path)
-    quiz = Quiz(db, bank, clock, random.Random(3))
+    quiz = build_quiz(db, bank, clock, random.Random(3))
     hanging = HangingPort()
     quiz.add_port(hanging)
-    daily = DailySchedules(quiz, clock)
+    daily = add_daily(quiz)
     await clock.advance(to=datetime(2026, 1, 5, 9, 0, tzinfo=UTC))
     crashing = asyncio.create_task(daily.process_due())
     for _ in range(100):

@@ -22,10 +22,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from helpers import peek
 
+from bot.app import build_quiz
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import TeamRef, UserRef
-from bot.quiz import Quiz
 from bot.storage import SCHEMA_VERSION, DatabaseTooNewError, Store
 from bot.views import LeaderRow, Period
 
@@ -237,7 +237,7 @@ async def test_leaderboards_after_the_upgrade_equal_a_recomputation(
     store = await Store.open(v2_copy)
     try:
         for now in moments:
-            quiz = Quiz(store, bank, FakeClock(now), random.Random(1))
+            quiz = build_quiz(store, bank, FakeClock(now), random.Random(1))
             for team in history.teams:
                 ref = TeamRef(team.platform, team.team)
                 for period in PERIODS:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from helpers import RecordingPort
 
+from bot.app import build_quiz
 from bot.clock import FakeClock
-from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
 
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 async def _restart(db_path: Path, clock: FakeClock, bank) -> tuple[RecordingPort, Store, Scheduler]:
     db = await Store.open(db_path)
     port = RecordingPort()
-    quiz = Quiz(db, bank, clock, random.Random(2))
+    quiz = build_quiz(db, bank, clock, random.Random(2))
     quiz.add_port(port)
     sched = Scheduler(clock, quiz)
     quiz.on_change(sched.wake)

@@ -24,7 +24,8 @@ from helpers import RecordingPort, peek
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, TeamRef, UserRef
-from bot.quiz import POINTS_PER_CORRECT, Quiz
+from bot.quiz import Quiz
+from bot.rounds import POINTS_PER_CORRECT
 from bot.storage import Store
 from bot.views import PERIODS, Feedback, LeaderboardView, LeaderRow, Period, QuestionView
 

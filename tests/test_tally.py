@@ -17,7 +17,7 @@ from bot.tally import LiveTally
 async def test_burst_of_clicks_gives_bounded_edits(
     quiz: Quiz, port: RecordingPort, clock: FakeClock
 ) -> None:
-    tally = LiveTally(quiz, clock, interval=timedelta(seconds=5))
+    tally = LiveTally(quiz.rounds, clock, interval=timedelta(seconds=5))
     view = await quiz.start_round(CHANNEL)
     assert view is not None
 
@@ -50,7 +50,7 @@ async def test_burst_of_clicks_gives_bounded_edits(
 async def test_no_edit_after_close_or_on_old_messages(
     quiz: Quiz, port: RecordingPort, clock: FakeClock
 ) -> None:
-    tally = LiveTally(quiz, clock, interval=timedelta(seconds=5))
+    tally = LiveTally(quiz.rounds, clock, interval=timedelta(seconds=5))
     port.live_update_max_age = timedelta(hours=1)
     view = await quiz.start_round(CHANNEL, window=timedelta(hours=8))
     assert view is not None

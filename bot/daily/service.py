@@ -19,7 +19,7 @@ from bot.daily.timing import due_at, local_date, occurrences
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.ports import Refused
-from bot.quiz import Quiz
+from bot.rounds import Rounds
 from bot.storage import PostingStatus, ScheduleRecord
 from bot.views import NoticeView
 
@@ -30,12 +30,11 @@ LEASE = timedelta(minutes=2)
 
 
 class DailySchedules:
-    def __init__(self, quiz: Quiz, clock: Clock, *, grace: timedelta = GRACE) -> None:
-        self.quiz = quiz
-        self.store = quiz.store
+    def __init__(self, rounds: Rounds, clock: Clock, *, grace: timedelta = GRACE) -> None:
+        self.rounds = rounds
+        self.store = rounds.store
         self.clock = clock
         self.grace = grace
-        quiz.daily = self
 
     # -- admin commands -------------------------------------------------------------------------
     async def command(self, channel: ChannelRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
@@ -67,7 +66,7 @@ class DailySchedules:
             await self.store.teams.set_team_tz(
                 TeamRef(channel.platform, channel.team), spec.tz, now
             )
-        self.quiz.notify_changed()
+        self.rounds.notify_changed()
         shown = await self.show(channel, lang)
         return NoticeView(lang, t(lang, "daily_set") + "\n" + shown.text)
 
@@ -97,14 +96,16 @@ class DailySchedules:
         async with self.store.transaction():
             cid = await self.store.teams.channel_id(channel)
             stopped = await self.store.daily.deactivate(cid, self.clock.now())
-        self.quiz.notify_changed()
+        self.rounds.notify_changed()
         return NoticeView(lang, t(lang, "daily_off" if stopped else "daily_none"))
 
     # -- due work -------------------------------------------------------------------------------
     async def next_due(self) -> datetime | None:
         candidates: list[datetime] = []
         schedules = [
-            s for s in await self.store.daily.active_schedules() if s.platform in self.quiz.ports
+            s
+            for s in await self.store.daily.active_schedules()
+            if s.platform in self.rounds.delivery.ports
         ]
         oldest = await self.store.daily.oldest_claim()
         for schedule in schedules:
@@ -129,7 +130,9 @@ class DailySchedules:
     async def process_due(self) -> None:
         now = self.clock.now()
         schedules = [
-            s for s in await self.store.daily.active_schedules() if s.platform in self.quiz.ports
+            s
+            for s in await self.store.daily.active_schedules()
+            if s.platform in self.rounds.delivery.ports
         ]
         stale = await self.store.daily.stale_claims(now - LEASE)
         for schedule in schedules:
@@ -161,14 +164,14 @@ class DailySchedules:
         async with self.store.transaction():
             if not await self.store.daily.claim(schedule.id, day, token, now):
                 return  # posted, skipped, or being posted by another instance
-            row = await self.quiz.open_round(
+            row = await self.rounds.open_round(
                 schedule.channel_ref,
                 window=timedelta(milliseconds=schedule.window_ms),
                 kind="daily",
             )
             assert row is not None
             await self.store.daily.finish(schedule.id, day, token, "claimed", round_id=row.id)
-        self.quiz.notify_changed()
+        self.rounds.notify_changed()
         await self._send(schedule, day, token, row.id)
 
     async def _take_over(self, schedule: ScheduleRecord, day: date, old_token: str) -> None:
@@ -187,7 +190,7 @@ class DailySchedules:
         await self._send(schedule, day, token, posting.round_id)
 
     async def _send(self, schedule: ScheduleRecord, day: date, token: str, round_id: int) -> None:
-        row = await self.quiz.round_row(round_id)
+        row = await self.rounds.round_row(round_id)
         if row is None or not row.is_open(self.clock.now()):
             await self.store.daily.finish(
                 schedule.id, day, token, "failed", detail="expired unsent"
@@ -197,7 +200,7 @@ class DailySchedules:
         detail: str | None = None
         status: PostingStatus
         try:
-            await self.quiz.post_round(row, dedupe_key=key)
+            await self.rounds.post_round(row, dedupe_key=key)
         except Refused as exc:
             status = "failed"
             detail = exc.reason

@@ -21,10 +21,10 @@ import aiosqlite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout, not an install
 
+from bot.app import build_quiz
 from bot.bank import load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
-from bot.quiz import Quiz
 from bot.storage import Store
 
 
@@ -42,7 +42,7 @@ async def main(clicks: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite3"
         db = await Store.open(path)
-        quiz = Quiz(db, load_bank(), FakeClock(), random.Random(1))
+        quiz = build_quiz(db, load_bank(), FakeClock(), random.Random(1))
         view = await quiz.start_round(ChannelRef("bench", "T", "C"))
         assert view is not None
         users = [UserRef("bench", "T", f"U{i}", f"User {i}") for i in range(clicks)]

@@ -45,6 +45,7 @@ import aiosqlite  # noqa: E402
 from helpers import RecordingPort  # noqa: E402
 from history import History, make_v2_history  # noqa: E402
 
+from bot.app import build_quiz  # noqa: E402
 from bot.bank import load_bank  # noqa: E402
 from bot.clock import FakeClock  # noqa: E402
 from bot.model import ChannelRef, TeamRef, UserRef  # noqa: E402
@@ -514,7 +515,7 @@ async def main(args: argparse.Namespace) -> None:
         try:
             await leaderboards(store, h)
             clock = FakeClock(h.end + timedelta(hours=1))
-            quiz = Quiz(store, load_bank(), clock, random.Random(args.seed))
+            quiz = build_quiz(store, load_bank(), clock, random.Random(args.seed))
             quiz.add_port(RecordingPort(platform=h.team.platform))
             await throughput(store, quiz, h, args.clicks, args.profile)
             await reads_beside_writes(store, quiz, h, args.reps)

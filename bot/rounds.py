@@ -1,0 +1,252 @@
+"""One round's life below the user actions: open it, post it, record its answers, and what
+a just-opened round's clicks need (its fixed facts cached, live-count subscribers told).
+
+Whether an answer counts is decided by the database (storage/answers.py); whether a post reached
+the platform by Delivery. Nothing here knows Quiz: runs, reveals, daily questions and live counts
+build on this, and Quiz on all of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from bot import presenter
+from bot.bank import Bank
+from bot.clock import Clock
+from bot.delivery import Delivery
+from bot.i18n import t
+from bot.model import ChannelRef, Lang, UserRef
+from bot.ports import Refused, Unavailable
+from bot.selection import choose_question
+from bot.storage import AnswerRequest, CloseReason, RoundKind, RoundRecord, Store
+from bot.views import Feedback, QuestionView
+
+log = logging.getLogger(__name__)
+
+POINTS_PER_CORRECT = 10
+ROUND_CACHE_SIZE = 1024
+DEFAULT_WINDOW = timedelta(minutes=10)
+
+
+class Rounds:
+    def __init__(
+        self,
+        store: Store,
+        bank: Bank,
+        clock: Clock,
+        rng: random.Random,
+        delivery: Delivery,
+        *,
+        default_window: timedelta = DEFAULT_WINDOW,
+    ) -> None:
+        self.store = store
+        self.bank = bank
+        self.clock = clock
+        self.rng = rng
+        self.delivery = delivery
+        self.default_window = default_window
+        self._changed: list[Callable[[], None]] = []
+        self._answered: list[Callable[[int], None]] = []
+        self._message_locks: dict[int, asyncio.Lock] = {}
+        self._round_cache: dict[int, RoundRecord] = {}
+        self._round_loads: dict[int, asyncio.Future[RoundRecord | None]] = {}
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    def on_change(self, callback: Callable[[], None]) -> None:
+        """Called when a round opens or waits for a retry, so a sleeping scheduler re-plans."""
+        self._changed.append(callback)
+
+    def notify_changed(self) -> None:
+        for callback in self._changed:
+            callback()
+
+    def on_answer(self, callback: Callable[[int], None]) -> None:
+        """Called with the round id after an answer was recorded (for live counts)."""
+        self._answered.append(callback)
+
+    def message_lock(self, round_id: int) -> asyncio.Lock:
+        """Serialises posts and edits of one round's message, so a late live count never hides a
+        reveal and a retry never posts twice."""
+        return self._message_locks.setdefault(round_id, asyncio.Lock())
+
+    def forget_message(self, round_id: int) -> None:
+        """The round is over: its message is never edited again, and its facts not needed."""
+        self._message_locks.pop(round_id, None)
+        self._round_cache.pop(round_id, None)
+        self.delivery.forget(round_id)
+
+    def forget_facts(self) -> None:
+        """Cached facts are stale (a channel's language changed)."""
+        self._round_cache.clear()
+
+    async def start_round(
+        self,
+        channel: ChannelRef,
+        *,
+        window: timedelta | None = None,
+        kind: RoundKind = "single",
+        run: tuple[int, int] | None = None,
+    ) -> QuestionView | None:
+        """Open a round and post it through the channel's port.
+
+        Returns None when a run's round at that index already exists (opened elsewhere).
+        Raises Refused if the platform refused the post (the round is then closed, unseen), or
+        Unavailable if it could not be reached (the round stays open and is posted later).
+        """
+        row = await self.open_round(channel, window=window, kind=kind, run=run)
+        if row is None:
+            return None
+        self._remember_round(row)  # the first clicks need no read
+        self.notify_changed()
+        return await self.post_round(row)
+
+    async def open_round(
+        self,
+        channel: ChannelRef,
+        *,
+        window: timedelta | None = None,
+        kind: RoundKind = "single",
+        run: tuple[int, int] | None = None,
+    ) -> RoundRecord | None:
+        """Insert a round, in the caller's transaction if there is one (a daily claim shares it)."""
+        now = self.now()
+        async with self.store.transaction():
+            cid = await self.store.teams.channel_id(channel)
+            uses = await self.store.rounds.question_use_counts(cid)
+            question = choose_question(self.bank, uses, self.rng)
+            return await self.store.rounds.insert(
+                channel_id=cid,
+                question_id=question.id,
+                seed=self.rng.getrandbits(31),
+                kind=kind,
+                opened_at=now,
+                deadline_at=now + (window or self.default_window),
+                run_id=run[0] if run else None,
+                run_index=run[1] if run else None,
+            )
+
+    async def post_round(self, row: RoundRecord, dedupe_key: str | None = None) -> QuestionView:
+        """Post an opened round. Refused: close it unseen, so nobody answers or is shown the
+        answer to a question that never appeared. Unavailable: leave it open to be posted later."""
+        question = self.bank.get(row.question_id)
+        assert question is not None
+        view = presenter.question_view(row, question, 0)
+        async with self.message_lock(row.id):  # one post per round at a time, decided inside
+            current = await self.store.rounds.get(row.id)
+            if current is None or current.posted_at is not None or current.closed_at is not None:
+                return view  # posted meanwhile (a retry that raced this one), or closed
+            result = await self.delivery.post_question(row, view, dedupe_key)
+            if result.outcome == "posted":
+                await self.store.rounds.mark_posted(row.id, self.now(), result.ref)
+            elif result.outcome == "refused":
+                await self.store.rounds.close_undelivered(row.id, self.now())
+        if result.outcome == "refused":
+            self.forget_message(row.id)
+            raise Refused(result.reason)
+        if result.outcome == "later":
+            self.notify_changed()  # the scheduler plans the retry
+            raise Unavailable(result.reason)
+        return view
+
+    async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
+        """Record a person's first answer (choice = displayed position, 0 for A).
+
+        The hot path: a round's fixed facts come from memory and the answer joins the next group
+        commit; it returns once committed, and the INSERT itself decides (open round, first
+        answer), so what the caller acknowledges afterwards is recorded.
+        """
+        now = self.now()
+        row = await self._round_facts(round_id)
+        question = self.bank.get(row.question_id) if row else None
+        if row is None or question is None or not 0 <= choice < len(question.options):
+            lang: Lang = row.lang if row else "en"
+            return Feedback("unknown", lang, t(lang, "feedback_unknown"))
+        order = presenter.display_order(row, question)
+        option = order[choice]
+        correct = option == question.answer
+        points = POINTS_PER_CORRECT if correct else 0
+        outcome = await self.store.answers.record(
+            AnswerRequest(
+                round_id=round_id,
+                team_id=row.team_id,
+                user=user.user,
+                name=user.display_name,
+                option=option,
+                correct=correct,
+                points=points,
+                at=now,
+                provisional_name=user.provisional_name,
+            )
+        )
+        if outcome.status == "recorded":
+            for callback in self._answered:
+                callback(round_id)
+            return presenter.feedback_view(
+                row.lang, question, order, option, "correct" if correct else "wrong", points
+            )
+        if outcome.status == "already" and outcome.option is not None:
+            return presenter.feedback_view(row.lang, question, order, outcome.option, "already", 0)
+        return Feedback("closed", row.lang, t(row.lang, "feedback_closed"))
+
+    async def _round_facts(self, round_id: int) -> RoundRecord | None:
+        """A round's fixed facts (question, seed, channel language), cached after first use.
+
+        Only fields that never change after opening are read from it; whether the round is
+        still open is always decided by the database.
+        """
+        cached = self._round_cache.get(round_id)
+        if cached is not None:
+            return cached
+        loading = self._round_loads.get(round_id)
+        if loading is None:  # one read however many clicks arrive at once
+            loading = asyncio.ensure_future(self.round_row(round_id))
+            self._round_loads[round_id] = loading
+            loading.add_done_callback(lambda _: self._round_loads.pop(round_id, None))
+        row = await asyncio.shield(loading)
+        if row is not None:
+            self._remember_round(row)
+        return row
+
+    def _remember_round(self, row: RoundRecord) -> None:
+        if len(self._round_cache) >= ROUND_CACHE_SIZE:
+            self._round_cache.pop(next(iter(self._round_cache)))
+        self._round_cache[row.id] = row
+
+    async def question_view(self, round_id: int) -> QuestionView | None:
+        """The current public view of a round (for live answer counts)."""
+        row = await self.store.rounds.get(round_id)
+        if row is None:
+            return None
+        count = await self.store.rounds.total_answers(round_id)
+        question = self.bank.get(row.question_id)
+        return presenter.question_view(row, question, count) if question else None
+
+    async def round_row(self, round_id: int) -> RoundRecord | None:
+        return await self.store.rounds.get(round_id)
+
+    async def close(self, round_id: int, reason: CloseReason) -> bool:
+        """Close a round once; True if it closed now and should be revealed. A round whose
+        question never reached the platform closes unseen (False): it is never revealed."""
+        async with self.message_lock(round_id):  # a post in flight finishes first
+            row = await self.store.rounds.get(round_id)
+            if row is not None and row.posted_at is None and row.closed_at is None:
+                log.warning("round %s closes unseen: its question was never posted", round_id)
+                await self.store.rounds.close_undelivered(round_id, self.now())
+                self.forget_message(round_id)
+                return False
+            return await self.store.rounds.close(round_id, self.now(), reason)
+
+    async def post_pending(self, skip: set[int]) -> None:
+        """Post again the questions a passing failure or a crash left unposted (with backoff)."""
+        for row in await self.store.rounds.unposted(self.delivery.ports):
+            busy = self.message_lock(row.id).locked()  # its first post is under way
+            if row.id not in skip and not busy and self.delivery.may_retry(row.id):
+                with contextlib.suppress(Refused, Unavailable):  # decided and logged already
+                    await self.post_round(row)
