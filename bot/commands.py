@@ -19,8 +19,6 @@ from bot.quiz import Quiz
 from bot.runs import MAX_RUN
 from bot.views import PERIODS, LeaderboardView, NoticeView, Period, QuestionView, StatsView
 
-ADMIN_COMMANDS = frozenset({"close", "lang", "daily"})
-
 Reply = NoticeView | LeaderboardView | StatsView
 
 
@@ -37,6 +35,25 @@ class Context:
     is_admin: Callable[[], Awaitable[bool]]
 
 
+Handler = Callable[["Quiz", Command, Context, Lang], Awaitable[Reply]]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One subcommand, declared once: the surfaces, the admin check and the help follow from it.
+
+    `usage` is the words after the name, as help shows them (the same in every language);
+    `posts` marks commands that post or edit public messages, which Discord checks the channel
+    permissions for (and defers) before running.
+    """
+
+    name: str
+    handler: Handler
+    usage: str = ""
+    admin: bool = False
+    posts: bool = False
+
+
 def parse_text(text: str) -> Command:
     """`"start 5"` -> Command("start", ("5",)); empty text -> help."""
     words = text.strip().split()
@@ -46,43 +63,82 @@ def parse_text(text: str) -> Command:
 
 
 def help_view(lang: Lang, ok: bool = True) -> NoticeView:
-    return NoticeView(lang, t(lang, "help"), title=t(lang, "help_title"), ok=ok)
+    lines = []
+    for spec in REGISTRY:
+        usage = f"/zeroquiz {spec.name} {spec.usage}".rstrip()
+        line = f"`{usage}`: {t(lang, f'help_cmd_{spec.name}')}"
+        lines.append(line + (f" {t(lang, 'help_admins')}" if spec.admin else ""))
+    text = "\n".join([*lines, t(lang, "help_footer")])
+    return NoticeView(lang, text, title=t(lang, "help_title"), ok=ok)
 
 
 async def dispatch(quiz: Quiz, command: Command, ctx: Context) -> Reply:
     lang = await quiz.channel_lang(ctx.channel)
-    name = command.name
-    if name in ADMIN_COMMANDS and not await ctx.is_admin():
+    spec = BY_NAME.get(command.name)
+    if spec is None:
+        return help_view(lang, ok=False)
+    if spec.admin and not await ctx.is_admin():
         return NoticeView(lang, t(lang, "not_admin"), ok=False)
-    if name == "help":
-        return help_view(lang)
-    if name == "question":
-        return await _post(quiz, ctx, lang, None)
-    if name == "start":
-        count = _int(command.args[0]) if command.args else None
-        if count is None:
-            return NoticeView(lang, t(lang, "run_count_invalid", max=_max_run(quiz)), ok=False)
-        return await _post(quiz, ctx, lang, count)
-    if name == "leaderboard":
-        period = _period(command.args)
-        if period is None:
-            return NoticeView(lang, t(lang, "period_invalid"), ok=False)
-        team = TeamRef(ctx.channel.platform, ctx.channel.team)
-        return await quiz.leaderboard(team, period, lang=lang, user=ctx.user)
-    if name == "stats":
-        return await quiz.stats(ctx.user, lang=lang)
-    if name == "close":
-        return await quiz.close_latest(ctx.channel)
-    if name == "daily":
-        if quiz.daily is None:
-            return NoticeView(lang, t(lang, "daily_unavailable"), ok=False)
-        return await quiz.daily.command(ctx.channel, command.args, lang)
-    if name == "lang":
-        chosen = parse_lang(command.args[0]) if command.args else None
-        if chosen is None:
-            return NoticeView(lang, t(lang, "lang_invalid"), ok=False)
-        return await quiz.set_channel_lang(ctx.channel, chosen)
-    return help_view(lang, ok=False)
+    return await spec.handler(quiz, command, ctx, lang)
+
+
+async def _help(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return help_view(lang)
+
+
+async def _question(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return await _post(quiz, ctx, lang, None)
+
+
+async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    count = _int(command.args[0]) if command.args else None
+    if count is None:
+        return NoticeView(lang, t(lang, "run_count_invalid", max=_max_run(quiz)), ok=False)
+    return await _post(quiz, ctx, lang, count)
+
+
+async def _leaderboard(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    period = _period(command.args)
+    if period is None:
+        return NoticeView(lang, t(lang, "period_invalid"), ok=False)
+    team = TeamRef(ctx.channel.platform, ctx.channel.team)
+    return await quiz.leaderboard(team, period, lang=lang, user=ctx.user)
+
+
+async def _stats(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return await quiz.stats(ctx.user, lang=lang)
+
+
+async def _close(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return await quiz.close_latest(ctx.channel)
+
+
+async def _lang(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    chosen = parse_lang(command.args[0]) if command.args else None
+    if chosen is None:
+        return NoticeView(lang, t(lang, "lang_invalid"), ok=False)
+    return await quiz.set_channel_lang(ctx.channel, chosen)
+
+
+async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    if quiz.daily is None:
+        return NoticeView(lang, t(lang, "daily_unavailable"), ok=False)
+    return await quiz.daily.command(ctx.channel, command.args, lang)
+
+
+REGISTRY: tuple[Spec, ...] = (
+    Spec("question", _question, posts=True),
+    Spec("start", _start, usage="N", posts=True),
+    Spec("leaderboard", _leaderboard, usage="[week|month|all]"),
+    Spec("stats", _stats),
+    Spec("close", _close, admin=True, posts=True),
+    Spec("lang", _lang, usage="en|id", admin=True),
+    Spec("daily", _daily, usage="09:00 Asia/Jakarta [mon-fri] [8h]", admin=True, posts=True),
+    Spec("help", _help),
+)
+BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}
+ADMIN_COMMANDS = frozenset(spec.name for spec in REGISTRY if spec.admin)
+POSTING_COMMANDS = frozenset(spec.name for spec in REGISTRY if spec.posts)
 
 
 async def _post(quiz: Quiz, ctx: Context, lang: Lang, count: int | None) -> Reply:

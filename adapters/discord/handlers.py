@@ -13,7 +13,7 @@ import discord
 
 from adapters.discord.gate import Gate
 from adapters.discord.render import feedback_embed, reply_embed
-from bot.commands import Command, Context, Reply, dispatch
+from bot.commands import POSTING_COMMANDS, Command, Context, Reply, dispatch
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
 from bot.quiz import Quiz
@@ -22,8 +22,7 @@ from bot.views import NoticeView
 log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
-# Commands that post or edit in the channel, and what the bot needs there to do it.
-POSTING = frozenset({"question", "start", "close", "daily"})
+# What the bot needs in a channel to post or edit there (for the registry's posting commands).
 NEEDED = ("view_channel", "send_messages", "embed_links")
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -68,7 +67,7 @@ class Handler:
         lang: Lang = "en"
         try:
             lang = await self.quiz.channel_lang(channel)
-            if command.name in POSTING:
+            if command.name in POSTING_COMMANDS:
                 lacking = missing_permission(interaction.app_permissions)
                 if lacking is not None:
                     name = t(lang, f"discord_perm_{lacking}")

@@ -49,15 +49,16 @@ MESSAGES: dict[str, str] = {
     "stats_points": "Points",
     # commands
     "help_title": "ZeroQuiz: learn ZeRO and sharded optimizers, one question at a time",
-    "help": (
-        "`/zeroquiz question`: post a question now\n"
-        "`/zeroquiz start N`: a run of N questions in a row\n"
-        "`/zeroquiz leaderboard [week|month|all]`: the team's leaderboard\n"
-        "`/zeroquiz stats`: your own answers, accuracy and streaks\n"
-        "`/zeroquiz close`: close the open question now (admins)\n"
-        "`/zeroquiz lang en|id`: this channel's language (admins)\n"
-        "`/zeroquiz daily 09:00 Asia/Jakarta [mon-fri] [8h]`: a daily question; "
-        "`daily` shows it, `daily off` stops it (admins)\n"
+    "help_cmd_question": "post a question now",
+    "help_cmd_start": "a run of N questions in a row",
+    "help_cmd_leaderboard": "the team's leaderboard",
+    "help_cmd_stats": "your own answers, accuracy and streaks",
+    "help_cmd_close": "close the open question now",
+    "help_cmd_lang": "this channel's language",
+    "help_cmd_daily": "a daily question; `daily` shows it, `daily off` stops it",
+    "help_cmd_help": "this list",
+    "help_admins": "(admins)",
+    "help_footer": (
         "Click a letter to answer: only you see whether you were right, and why. "
         "Your first answer counts; a correct one is worth 10 points."
     ),

@@ -51,15 +51,16 @@ MESSAGES: dict[str, str] = {
     "stats_points": "Poin",
     # commands
     "help_title": "ZeroQuiz: belajar ZeRO dan sharded optimizer, satu soal demi satu soal",
-    "help": (
-        "`/zeroquiz question`: kirim satu soal sekarang\n"
-        "`/zeroquiz start N`: sesi N soal berturut-turut\n"
-        "`/zeroquiz leaderboard [week|month|all]`: papan skor tim\n"
-        "`/zeroquiz stats`: jawaban, akurasi, dan streak kamu\n"
-        "`/zeroquiz close`: tutup soal yang sedang terbuka (admin)\n"
-        "`/zeroquiz lang en|id`: bahasa channel ini (admin)\n"
-        "`/zeroquiz daily 09:00 Asia/Jakarta [mon-fri] [8h]`: soal harian; "
-        "`daily` menampilkan jadwal, `daily off` menghentikannya (admin)\n"
+    "help_cmd_question": "kirim satu soal sekarang",
+    "help_cmd_start": "sesi N soal berturut-turut",
+    "help_cmd_leaderboard": "papan skor tim",
+    "help_cmd_stats": "jawaban, akurasi, dan streak kamu",
+    "help_cmd_close": "tutup soal yang sedang terbuka",
+    "help_cmd_lang": "bahasa channel ini",
+    "help_cmd_daily": "soal harian; `daily` menampilkan jadwal, `daily off` menghentikannya",
+    "help_cmd_help": "daftar ini",
+    "help_admins": "(admin)",
+    "help_footer": (
         "Klik huruf untuk menjawab: hanya kamu yang melihat benar atau salahnya, "
         "beserta alasannya. "
         "Jawaban pertama yang dihitung; jawaban benar bernilai 10 poin."
