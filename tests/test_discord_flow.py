@@ -270,7 +270,7 @@ async def test_stopping_finishes_the_click_being_answered_before_disconnecting(
     fake_discord.hold_callbacks.set()
     await asyncio.wait_for(stopping, 10)
     assert fake_discord.connected == 0
-    assert bot.surface.gate.active == 0 and not bot.surface.gate.enter()
+    assert bot.surface.gate.count == 0 and not bot.surface.gate.enter()
 
 
 async def test_start_posts_a_numbered_run(bots: BotFactory, fake_discord: FakeDiscord) -> None:

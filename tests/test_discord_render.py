@@ -147,3 +147,12 @@ def test_leaderboard_with_long_names_fits() -> None:
         empty_text=view.empty_text,
     )
     assert_fits(leaderboard_embed(big))
+
+
+def test_names_show_as_typed_not_as_markdown() -> None:
+    rows = [LeaderRow(1, "U1", "**Ada** _x_", 10, 1, 1), LeaderRow(2, "U2", "a|b`c", 0, 0, 1)]
+    view = presenter.leaderboard_view("en", "all", rows, rows[1], asked=True)
+    description = leaderboard_embed(view).description or ""
+    assert "1. \\*\\*Ada\\*\\* \\_x\\_ · 10 pts" in description
+    assert "2. a\\|b\\`c · 0 pts" in description
+    assert "**Ada**" not in description

@@ -11,8 +11,8 @@ import logging
 
 import discord
 
-from adapters.discord.gate import Gate
 from adapters.discord.render import feedback_embed, reply_embed
+from adapters.inflight import InFlight
 from bot.commands import POSTING_COMMANDS, Command, Context, Reply, dispatch
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
@@ -42,7 +42,7 @@ def missing_permission(perms: discord.Permissions) -> str | None:
 
 
 class Handler:
-    def __init__(self, quiz: Quiz, gate: Gate) -> None:
+    def __init__(self, quiz: Quiz, gate: InFlight) -> None:
         self.quiz = quiz
         self.gate = gate
 

@@ -100,9 +100,15 @@ def feedback_embed(feedback: Feedback) -> discord.Embed:
     return embed
 
 
+def names(text: str) -> str:
+    """A line that carries people's names, with Discord markdown in those names made literal
+    (discord.py's own escaping), so a name like `**x**` or `a_b_c` shows as typed."""
+    return discord.utils.escape_markdown(text)
+
+
 def notice_embed(view: NoticeView) -> discord.Embed:
     parts = [view.text] if view.text != view.title else []
-    parts += list(view.lines)
+    parts += [names(line) for line in view.lines]  # a run's standings
     embed = discord.Embed(
         title=view.title or None,
         description="\n".join(parts) or None,
@@ -112,15 +118,15 @@ def notice_embed(view: NoticeView) -> discord.Embed:
 
 
 def leaderboard_embed(view: LeaderboardView) -> discord.Embed:
-    lines = list(view.lines) or [view.empty_text]
+    lines = [names(line) for line in view.lines] or [view.empty_text]
     if view.me_line:
-        lines += ["", f"**{view.me_line}**"]
+        lines += ["", f"**{names(view.me_line)}**"]
     description = clip("\n".join(lines), DESCRIPTION_MAX)
     return discord.Embed(title=view.title, description=description, colour=OPEN_COLOUR)
 
 
 def stats_embed(view: StatsView) -> discord.Embed:
-    embed = discord.Embed(title=view.title, description=view.name, colour=OPEN_COLOUR)
+    embed = discord.Embed(title=view.title, description=names(view.name), colour=OPEN_COLOUR)
     for label, value in view.lines:
         embed.add_field(name=label, value=value, inline=True)
     return embed

@@ -15,10 +15,10 @@ import discord
 
 from adapters.discord.client import ZeroQuizClient
 from adapters.discord.config import DiscordConfig, config_from_env, point_at
-from adapters.discord.gate import Gate
 from adapters.discord.handlers import Handler
 from adapters.discord.port import DiscordPort
 from adapters.discord.sync import SyncState, state_path_for
+from adapters.inflight import InFlight
 from adapters.runtime import ConfigError, Runtime
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ class DiscordSurface:
         self.config = config
         self.runtime = runtime
         self.ready_timeout = ready_timeout
-        self.gate = Gate()
+        self.gate = InFlight("Discord")
         state_path = state_path_for(str(runtime.store.path))
         self.client = ZeroQuizClient(
             Handler(runtime.quiz, self.gate),

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from slack_sdk.models.blocks import ButtonElement, HeaderBlock, SectionBlock
+
 from adapters.slack.mrkdwn import bar, clip, escape, local_time
 from bot.i18n import t
 from bot.model import Lang
@@ -23,10 +25,12 @@ from bot.views import (
 
 Block = dict[str, Any]
 
-HEADER_TEXT = 150
-SECTION_TEXT = 3000
+# Block Kit's limits as slack_sdk's block models state them; the SDK does not state the last
+# three (Slack's reference: section field text 2000, context text 3000, fallback text 3000).
+HEADER_TEXT = HeaderBlock.text_max_length
+SECTION_TEXT = SectionBlock.text_max_length
+BUTTON_TEXT = ButtonElement.text_max_length
 FIELD_TEXT = 2000
-BUTTON_TEXT = 75
 CONTEXT_TEXT = 3000
 FALLBACK_TEXT = 3000
 ANSWER_ACTION_PREFIX = "zq_answer_"

@@ -23,6 +23,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.response import BoltResponse
 
+from adapters.inflight import InFlight
 from adapters.slack.blocks import (
     ANSWER_ACTION_PREFIX,
     SlackMessage,
@@ -30,7 +31,6 @@ from adapters.slack.blocks import (
     notice_message,
     reply_message,
 )
-from adapters.slack.inflight import Inflight
 from adapters.slack.port import PLATFORM
 from adapters.slack.replies import Replies
 from adapters.slack.users import QUIET, SlackUsers
@@ -49,7 +49,7 @@ ADMIT_SECONDS = 2.0  # Slack waits 3 s for the acknowledgement
 
 
 class SlackHandlers:
-    def __init__(self, quiz: Quiz, users: SlackUsers, inflight: Inflight, replies: Replies) -> None:
+    def __init__(self, quiz: Quiz, users: SlackUsers, inflight: InFlight, replies: Replies) -> None:
         self.quiz = quiz
         self.users = users
         self.inflight = inflight

@@ -17,11 +17,11 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.inflight import InFlight
 from adapters.runtime import ConfigError, Runtime
 from adapters.slack.config import SlackConfig, load_config
 from adapters.slack.formbody import form_body_middleware
 from adapters.slack.handlers import SlackHandlers
-from adapters.slack.inflight import Inflight
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
@@ -65,7 +65,7 @@ class SlackSurface:
         self.runtime = runtime
         self.host = host
         self.port = port
-        self.inflight = Inflight()
+        self.inflight = InFlight("Slack")
         self.app: AsyncApp | None = None
         self._session: aiohttp.ClientSession | None = None
         self._socket: AsyncSocketModeHandler | None = None
@@ -126,7 +126,7 @@ class SlackSurface:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        await self.inflight.drain(DRAIN_SECONDS)
+        await self.inflight.close(DRAIN_SECONDS)
         if self._users is not None:
             await self._users.close()
             self._users = None
