@@ -1,3 +1,6 @@
+"""Shared fixtures; the fakes of Slack and Discord are fixture plugins (`fake`, `slack`,
+`fake_discord`, `bots`, `endpoints`), so a test names the fixture and imports nothing for it."""
+
 from __future__ import annotations
 
 import random
@@ -13,6 +16,8 @@ from bot.clock import FakeClock
 from bot.model import ChannelRef
 from bot.quiz import Quiz
 from bot.storage import Store
+
+pytest_plugins = ["fake_slack", "fake_discord"]
 
 CHANNEL = ChannelRef("test", "T1", "C1")
 

@@ -7,20 +7,14 @@ from datetime import UTC, datetime
 
 import fake_discord as fd
 from fake_discord import MANAGE_GUILD, BotFactory, FakeDiscord
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     FakeSlack,
     SlackHarness,
-    fake_fixture,
     shown,
-    slack_fixture,
 )
 from helpers import peek
 
 from bot.clock import FakeClock
-
-bots = fd.bots
-endpoints = fd.endpoints
-fake_discord = fd.fake_discord
 
 
 def posted_rounds(path: str) -> list[tuple[object, ...]]:

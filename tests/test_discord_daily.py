@@ -7,14 +7,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import fake_discord as fake
 import pytest
 from fake_discord import MANAGE_GUILD, BotFactory, FakeDiscord
 from helpers import poke
 
 from bot.clock import FakeClock
-
-endpoints, fake_discord, bots = fake.endpoints, fake.fake_discord, fake.bots
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import time
 from datetime import timedelta
 from typing import Any
 
-import fake_discord as fake
 from fake_discord import (
     CHANNEL_ID,
     EPHEMERAL,
@@ -31,9 +30,6 @@ from helpers import peek
 from bot import presenter
 from bot.model import ChannelRef
 from bot.storage import RoundRecord
-
-# The fake Discord and the bot factory, as fixtures of this module.
-endpoints, fake_discord, bots = fake.endpoints, fake.fake_discord, fake.bots
 
 Json = dict[str, Any]
 

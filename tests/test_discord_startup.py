@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import discord
-import fake_discord as fake
 import pytest
 from fake_discord import (
     BOT_PERMS,
@@ -26,9 +25,6 @@ from adapters.discord.surface import surface_from_env
 from adapters.runtime import ConfigError, Runtime
 from bot.bank import Bank
 from bot.clock import FakeClock
-
-# The fake Discord and the bot factory, as fixtures of this module.
-endpoints, fake_discord, bots = fake.endpoints, fake.fake_discord, fake.bots
 
 VIEW_AND_SEND = BOT_PERMS & ~(1 << 14)  # everything but Embed Links
 

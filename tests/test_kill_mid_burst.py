@@ -27,22 +27,18 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import aiohttp
-import fake_discord as fake_dc
 import pytest
 from fake_discord import MANAGE_GUILD, FakeDiscord, custom_ids, user
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     BOT_TOKEN,
     SECRET,
     FakeSlack,
     click_payload,
-    fake_fixture,
     shown,
     signed_headers,
     slash_payload,
 )
 from serve_process import ROOT, clean_env
-
-endpoints, fake_discord = fake_dc.endpoints, fake_dc.fake_discord
 
 PEOPLE = 300  # clicks in the burst, one per person
 KILL_AFTER = 60  # acknowledgements seen before the SIGKILL

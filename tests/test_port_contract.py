@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import fake_discord as fd
 import pytest
-from fake_slack import BOT_TOKEN, CHANNEL, TEAM, FakeSlack, fake_fixture  # noqa: F401
+from fake_slack import BOT_TOKEN, CHANNEL, TEAM, FakeSlack
 from helpers import RecordingPort, round_row
 
 from adapters.console.port import ConsolePort
@@ -23,7 +23,6 @@ from bot.model import ChannelRef, Lang
 from bot.ports import ChatPort, DeliveryError, Refused, Unavailable
 from bot.views import NoticeView, QuestionView
 
-endpoints, fake_discord, bots = fd.endpoints, fd.fake_discord, fd.bots
 PORTS = ("console", "recording", "slack", "discord")
 
 

@@ -6,19 +6,15 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import aiohttp
-import fake_discord as fake_dc
 from fake_discord import TOKEN, FakeDiscord
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     BOT_TOKEN,
     SECRET,
     FakeSlack,
-    fake_fixture,
     signed_headers,
     slash_payload,
 )
 from serve_process import ZEROQUIZ, ServeProcess, clean_env
-
-endpoints, fake_discord = fake_dc.endpoints, fake_dc.fake_discord
 
 
 async def test_slack_and_discord_share_one_serve_process(

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from fake_slack import BOT_TOKEN, SECRET, FakeSlack, fake_fixture  # noqa: F401 - fixture
+from fake_slack import BOT_TOKEN, SECRET, FakeSlack
 
 from adapters.runtime import ConfigError, Runtime
 from adapters.slack.config import SlackConfig, load_config

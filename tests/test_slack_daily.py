@@ -8,14 +8,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     CHANNEL,
     FakeSlack,
     SlackHarness,
     block_problems,
-    fake_fixture,
     shown,
-    slack_fixture,
 )
 
 from bot.clock import FakeClock

@@ -8,13 +8,11 @@ from typing import Any
 
 import pytest
 import yaml
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     CHANNEL,
     FakeSlack,
     SlackHarness,
-    fake_fixture,
     shown,
-    slack_fixture,
 )
 
 from adapters.slack.handlers import COMMAND

@@ -7,16 +7,14 @@ import time
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     CHANNEL,
     FakeSlack,
     SlackHarness,
     block_problems,
-    fake_fixture,
     open_harness,
     shown,
     signed_headers,
-    slack_fixture,
     slash_payload,
 )
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from fake_slack import FakeSlack, fake_fixture, open_harness, shown  # noqa: F401 - fixture
+from fake_slack import FakeSlack, open_harness, shown
 
 from bot.bank import Bank
 from bot.clock import FakeClock

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     TEAM,
     FakeSlack,
     SlackHarness,
-    fake_fixture,
     shown,
-    slack_fixture,
 )
 from helpers import peek
 

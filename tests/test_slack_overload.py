@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from fake_slack import FakeSlack, fake_fixture, open_harness, shown  # noqa: F401 - fixture
+from fake_slack import FakeSlack, open_harness, shown
 from helpers import peek
 
 from adapters.slack import handlers

@@ -7,7 +7,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import aiohttp
-from fake_slack import BOT_TOKEN, SECRET, FakeSlack, fake_fixture, signed_headers, slash_payload  # noqa: F401
+from fake_slack import BOT_TOKEN, SECRET, FakeSlack, signed_headers, slash_payload
 from serve_process import ROOT, ServeProcess, clean_env
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fake_slack import (  # noqa: F401 - pytest fixtures
+from fake_slack import (
     APP_TOKEN,
     FakeSlack,
     block_problems,
-    fake_fixture,
     open_harness,
     shown,
     slash_payload,

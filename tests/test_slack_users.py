@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fake_slack import BOT_TOKEN, FakeSlack, fake_fixture  # noqa: F401 - pytest fixture
+from fake_slack import BOT_TOKEN, FakeSlack
 
 from adapters.slack.users import SlackUsers
 from adapters.slack.web import build_client
