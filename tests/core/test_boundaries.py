@@ -13,7 +13,7 @@ import pytest
 from bot.i18n import en, id
 from bot.storage import DatabaseTooNewError, Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_core_imports_no_platform_library() -> None:

@@ -29,7 +29,7 @@ from bot.model import TeamRef, UserRef
 from bot.storage import SCHEMA_VERSION, DatabaseTooNewError, Store
 from bot.views import LeaderRow, Period
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from history import History, make_v2_history
 
 TEAMS = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 LAYERS: dict[int, tuple[str, ...]] = {
     0: ("bot.model", "bot.views", "bot.i18n", "bot.bank", "bot.clock", "bot.periods",

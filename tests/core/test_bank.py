@@ -13,7 +13,7 @@ from bot.bank import BankError, bundled_paths, limits, load_bank
 from bot.model import LANGS
 
 ZEROQUIZ = [sys.executable, "-m", "adapters.cli"]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 BROKEN = """\
 questions:

@@ -18,7 +18,7 @@ from fake_slack import (
 from adapters.slack.handlers import COMMAND
 from bot.clock import FakeClock
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def is_reveal(blocks: list[dict[str, Any]]) -> bool:

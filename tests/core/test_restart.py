@@ -17,7 +17,7 @@ from bot.clock import FakeClock
 from bot.scheduler import Scheduler
 from bot.storage import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def _restart(db_path: Path, clock: FakeClock, bank) -> tuple[RecordingPort, Store, Scheduler]:
