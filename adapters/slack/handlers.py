@@ -24,14 +24,14 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.response import BoltResponse
 
 from adapters.inflight import InFlight
-from adapters.slack.blocks import (
+from adapters.slack.port import PLATFORM
+from adapters.slack.render import (
     ANSWER_ACTION_PREFIX,
     SlackMessage,
     feedback_message,
     notice_message,
     reply_message,
 )
-from adapters.slack.port import PLATFORM
 from adapters.slack.replies import Replies
 from adapters.slack.users import QUIET, SlackUsers
 from bot.commands import Context, dispatch, parse_text

@@ -14,7 +14,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack import blocks
+from adapters.slack import render
 from adapters.slack.web import error_code, reason_for
 from bot.model import ChannelRef, Lang
 from bot.ports import DeliveryError, Refused, Unavailable
@@ -41,13 +41,13 @@ class SlackPort:
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
     ) -> str | None:
         # Slack has no idempotency key for chat.postMessage; dedupe_key is not needed here.
-        return await self._post(channel, blocks.question_message(view))
+        return await self._post(channel, render.question_message(view))
 
     async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
-        await self._update(channel, ref, blocks.question_message(view))
+        await self._update(channel, ref, render.question_message(view))
 
     async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
-        message = blocks.reveal_message(view)
+        message = render.reveal_message(view)
         if ref is not None:
             try:
                 await self._update(channel, ref, message)
@@ -57,9 +57,9 @@ class SlackPort:
         await self._post(channel, message)
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
-        await self._post(channel, blocks.notice_message(view))
+        await self._post(channel, render.notice_message(view))
 
-    async def _post(self, channel: ChannelRef, message: blocks.SlackMessage) -> str | None:
+    async def _post(self, channel: ChannelRef, message: render.SlackMessage) -> str | None:
         try:
             response = await self.client.chat_postMessage(
                 channel=channel.channel,
@@ -73,7 +73,7 @@ class SlackPort:
         ts: Any = response.get("ts")
         return str(ts) if ts else None
 
-    async def _update(self, channel: ChannelRef, ts: str, message: blocks.SlackMessage) -> None:
+    async def _update(self, channel: ChannelRef, ts: str, message: render.SlackMessage) -> None:
         try:
             await self.client.chat_update(
                 channel=channel.channel, ts=ts, text=message.text, blocks=message.blocks

@@ -14,7 +14,7 @@ from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from adapters.slack.blocks import SlackMessage
+from adapters.slack.render import SlackMessage
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import pytest
 from fake_slack import block_problems, shown, texts
 from helpers import round_row
 
-from adapters.slack import blocks
+from adapters.slack import render as blocks
 from adapters.slack.mrkdwn import clip, escape
 from bot import presenter
 from bot.bank import Bank, load_bank
