@@ -7,19 +7,16 @@ trips to Discord.
 
 from __future__ import annotations
 
-import logging
-
 import discord
 
 from adapters.discord.render import feedback_embed, reply_embed
+from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from bot.commands import POSTING_COMMANDS, Command, Context, Reply, dispatch
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
 from bot.quiz import Quiz
 from bot.views import NoticeView
-
-log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
@@ -50,13 +47,13 @@ class Handler:
         if not self.gate.enter():
             return
         try:
-            feedback = await self.quiz.answer(round_id, user_ref(interaction), option)
-            await interaction.response.send_message(
-                embed=feedback_embed(feedback), ephemeral=True, allowed_mentions=NO_MENTIONS
-            )
-        except Exception:
-            log.exception("click on round %s failed", round_id)
-            await self._fail(interaction, "en")
+            async with apologise_on_error(
+                f"click on round {round_id}", lambda: self._fail(interaction, "en")
+            ):
+                feedback = await self.quiz.answer(round_id, user_ref(interaction), option)
+                await interaction.response.send_message(
+                    embed=feedback_embed(feedback), ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
         finally:
             self.gate.leave()
 
@@ -66,28 +63,33 @@ class Handler:
         channel = channel_ref(interaction)
         lang: Lang = "en"
         try:
-            lang = await self.quiz.channel_lang(channel)
-            if command.name in POSTING_COMMANDS:
-                lacking = missing_permission(interaction.app_permissions)
-                if lacking is not None:
-                    name = t(lang, f"discord_perm_{lacking}")
-                    text = t(lang, "discord_missing_permission", permission=name)
-                    await self._reply(interaction, NoticeView(lang, text, ok=False))
-                    return
-                await interaction.response.defer(ephemeral=True, thinking=True)
-
-            async def is_admin() -> bool:
-                return interaction.permissions.manage_guild
-
-            reply = await dispatch(
-                self.quiz, command, Context(channel, user_ref(interaction), is_admin)
-            )
-            await self._reply(interaction, reply)
-        except Exception:
-            log.exception("/zeroquiz %s failed", command.name)
-            await self._fail(interaction, lang)
+            async with apologise_on_error(
+                f"/zeroquiz {command.name}", lambda: self._fail(interaction, lang)
+            ):
+                lang = await self.quiz.channel_lang(channel)  # the apology speaks it too
+                await self._command(interaction, command, channel, lang)
         finally:
             self.gate.leave()
+
+    async def _command(
+        self, interaction: discord.Interaction, command: Command, channel: ChannelRef, lang: Lang
+    ) -> None:
+        if command.name in POSTING_COMMANDS:
+            lacking = missing_permission(interaction.app_permissions)
+            if lacking is not None:
+                name = t(lang, f"discord_perm_{lacking}")
+                text = t(lang, "discord_missing_permission", permission=name)
+                await self._reply(interaction, NoticeView(lang, text, ok=False))
+                return
+            await interaction.response.defer(ephemeral=True, thinking=True)
+
+        async def is_admin() -> bool:
+            return interaction.permissions.manage_guild
+
+        reply = await dispatch(
+            self.quiz, command, Context(channel, user_ref(interaction), is_admin)
+        )
+        await self._reply(interaction, reply)
 
     async def _reply(self, interaction: discord.Interaction, view: Reply) -> None:
         embed = reply_embed(view)
@@ -101,7 +103,4 @@ class Handler:
             )
 
     async def _fail(self, interaction: discord.Interaction, lang: Lang) -> None:
-        try:
-            await self._reply(interaction, NoticeView(lang, t(lang, "discord_failed"), ok=False))
-        except Exception:
-            log.exception("could not report a failure to the user")
+        await self._reply(interaction, NoticeView(lang, t(lang, "discord_failed"), ok=False))

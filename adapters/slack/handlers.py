@@ -23,6 +23,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.response import BoltResponse
 
+from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
@@ -81,7 +82,14 @@ class SlackHandlers:
         team = str(command.get("team_id", ""))
         channel = ChannelRef(PLATFORM, team, str(command.get("channel_id", "")))
         user_id = str(command.get("user_id", ""))
-        try:
+        url = command.get("response_url")
+
+        async def apologise() -> None:
+            lang = await self._lang(channel)
+            failed = notice_message(NoticeView(lang, t(lang, "slack_failed"), ok=False))
+            await self._reply(url, failed)
+
+        async with apologise_on_error(f"/zeroquiz in channel {channel.channel}", apologise):
             name = await self.users.display_name(user_id, str(command.get("user_name", "")))
             ctx = Context(
                 channel=channel,
@@ -89,12 +97,7 @@ class SlackHandlers:
                 is_admin=lambda: self.users.is_admin(user_id),
             )
             reply = await dispatch(self.quiz, parse_text(str(command.get("text", ""))), ctx)
-            message = reply_message(reply)
-        except Exception:
-            log.exception("/zeroquiz failed in channel %s", channel.channel)
-            lang = await self._lang(channel)
-            message = notice_message(NoticeView(lang, t(lang, "slack_failed"), ok=False))
-        await self._reply(command.get("response_url"), message)
+            await self._reply(url, reply_message(reply))
 
     async def on_answer(self, ack: AsyncAck, body: dict[str, Any]) -> BoltResponse | None:
         user = body.get("user") or {}
