@@ -137,7 +137,6 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("help", _help),
 )
 BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}
-ADMIN_COMMANDS = frozenset(spec.name for spec in REGISTRY if spec.admin)
 POSTING_COMMANDS = frozenset(spec.name for spec in REGISTRY if spec.posts)
 
 

@@ -31,7 +31,6 @@ log = logging.getLogger(__name__)
 MAX_BATCH = 1024
 MAX_PENDING = 4096
 PLAYER_CACHE = 50_000
-PlayerKey = tuple[int, str]  # (team id, platform user id)
 
 
 @dataclass

@@ -67,20 +67,6 @@ class Teams:
             cid = await channel_id(tx, channel)
             await tx.execute("UPDATE channels SET lang = $1 WHERE id = $2", lang, cid)
 
-    async def team_id(self, team: TeamRef) -> int | None:
-        async with self._e.snapshot() as c:
-            found = await c.fetchval(
-                "SELECT id FROM teams WHERE platform = $1 AND team = $2", team.platform, team.team
-            )
-        return int(found) if found is not None else None
-
-    async def team_tz(self, team: TeamRef) -> str:
-        async with self._e.snapshot() as c:
-            tz = await c.fetchval(
-                "SELECT tz FROM teams WHERE platform = $1 AND team = $2", team.platform, team.team
-            )
-        return str(tz) if tz is not None else "UTC"
-
     async def set_team_tz(self, team: TeamRef, tz: str, now: datetime) -> None:
         """Weeks and months follow the new zone at once: their totals are recounted from the
         answers of the current periods, in the same transaction."""
