@@ -548,7 +548,9 @@ class FakeDiscord:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        server = site._server  # typed AbstractServer | None; started, it is an asyncio.Server
+        assert isinstance(server, asyncio.Server)
+        port = server.sockets[0].getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
 
     @property

@@ -263,9 +263,11 @@ def signed_headers(
     body: str, *, timestamp: int | None = None, secret: str = SECRET
 ) -> dict[str, str]:
     ts = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+    assert signature is not None  # None only for a missing timestamp
     return {
         "X-Slack-Request-Timestamp": ts,
-        "X-Slack-Signature": SignatureVerifier(secret).generate_signature(timestamp=ts, body=body),
+        "X-Slack-Signature": signature,
         "Content-Type": "application/x-www-form-urlencoded",
     }
 

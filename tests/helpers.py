@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot.model import ChannelRef, Lang, Question
 from bot.periods import from_ms
-from bot.storage import RoundRecord
+from bot.storage import RoundKind, RoundRecord
 from bot.views import NoticeView, QuestionView, RevealView
 
 
@@ -57,7 +57,7 @@ def round_row(
     opened_at: int,
     round_id: int = 1,
     seed: int = 5,
-    kind: str = "single",
+    kind: RoundKind = "single",
     message_ref: str | None = None,
 ) -> RoundRecord:
     """An open round as the database would return it, for render tests that need no database.

@@ -110,7 +110,7 @@ def _sizes(rng: random.Random, answers: int, rounds: int, cap: int) -> list[int]
 
 
 def _plan_rounds(
-    rng: random.Random, count: int, tz: str, next_run: itertools.count
+    rng: random.Random, count: int, tz: str, next_run: itertools.count[int]
 ) -> list[_Round]:
     """`count` rounds over DAYS days: about a quarter daily (09:00 local, one per local date), a
     quarter in runs of 3 to 5 back-to-back rounds, the rest single rounds."""
@@ -255,7 +255,9 @@ def _fill(
         rng.shuffle(roster)
         share = min(1.0, n_pl / n_ans)
         taken, cumulative = 0, 0
-        round_rows, run_rows, post_rows, answer_rows = [], {}, [], []
+        round_rows, post_rows = [], []
+        run_rows: dict[int, tuple[int, int]] = {}
+        answer_rows: list[tuple[int, ...]] = []
         schedule_id = t + 1
         conn.execute(
             """INSERT INTO schedules (id, channel_id, local_time, tz, days, window_ms, grace_ms,
@@ -267,14 +269,14 @@ def _fill(
             rid = next(next_round)
             qid, n_opt, right = questions[rng.randrange(len(questions))]
             deadline = r.opened + r.window
-            channel = channel_ids[0] if r.kind == "daily" or rid % 3 else channel_ids[1]
+            channel_id = channel_ids[0] if r.kind == "daily" or rid % 3 else channel_ids[1]
             if r.run is not None:
-                channel = channel_ids[1]
+                channel_id = channel_ids[1]
                 run_id = r.run[0]
                 started, size = run_rows.get(run_id, (r.opened, 0))
                 run_rows[run_id] = (started, size + 1)
             round_rows.append(
-                (rid, channel, qid, rng.getrandbits(31), r.kind, *(r.run or (None, None)),
+                (rid, channel_id, qid, rng.getrandbits(31), r.kind, *(r.run or (None, None)),
                  r.opened, deadline, deadline, "deadline", deadline + 1500, f"msg-{rid}")
             )  # fmt: skip
             if r.daily is not None:

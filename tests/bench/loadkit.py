@@ -41,9 +41,11 @@ _VERIFIER = SignatureVerifier(SECRET)
 
 def signed_headers(body: str) -> dict[str, str]:
     ts = str(int(time.time()))
+    signature = _VERIFIER.generate_signature(timestamp=ts, body=body)
+    assert signature is not None  # None only for a missing timestamp
     return {
         "X-Slack-Request-Timestamp": ts,
-        "X-Slack-Signature": _VERIFIER.generate_signature(timestamp=ts, body=body),
+        "X-Slack-Signature": signature,
         "Content-Type": "application/x-www-form-urlencoded",
     }
 

@@ -35,7 +35,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from operator import contains
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +196,7 @@ async def bench_app(
             raw, headers = maker.body(f"U{tag.upper()}W{n:04d}", key, n)
             async with http.post(url, data=raw.encode(), headers=headers) as response:
                 await response.read()
-            await poll(lambda k=key: k in fake.verdicts, 30, "a warm-up verdict")
+            await poll(partial(contains, fake.verdicts, key), 30, "a warm-up verdict")
         await asyncio.sleep(1.0)
         result.rss_before = child.memory_kb()[0]
         calls_before = Counter(fake.calls)
@@ -338,7 +341,7 @@ def report(results: dict[str, Result], args: argparse.Namespace) -> None:
         both = serve.measured and bare.measured and isinstance(a, int | float)
         r = ratio(float(a), float(b)) if show_ratio and both else math.nan
         shown = [fmt(x) if res.measured else "-" for x, res in ((b, bare), (a, serve))]
-        rows.append((label, *shown, "-" if math.isnan(r) else f"{r:.2f}"))
+        rows.append((label, shown[0], shown[1], "-" if math.isnan(r) else f"{r:.2f}"))
 
     def cpu_row(phase: str) -> None:
         """The app's CPU seconds with the bench's own (the load generator and the fake) beside
@@ -347,7 +350,7 @@ def report(results: dict[str, Result], args: argparse.Namespace) -> None:
         for r in (bare, serve):
             app, bench = getattr(r, f"{phase}_cpu_child"), getattr(r, f"{phase}_cpu_bench")
             shown.append(f"{num(app, 1)} / {num(bench, 1)}" if r.measured else "-")
-        rows.append(("  CPU s, app / bench (load+settle)", *shown, "-"))
+        rows.append(("  CPU s, app / bench (load+settle)", shown[0], shown[1], "-"))
 
     def section(title: str) -> None:
         rows.append((title, "", "", ""))
@@ -398,7 +401,7 @@ def report(results: dict[str, Result], args: argparse.Namespace) -> None:
     def versus(a: float, b: float) -> float:
         return ratio(a, b) if both else math.nan
 
-    goals = [
+    goals: list[tuple[str, float, str, Callable[[float], bool], str | None]] = [
         (f"ack p99 serve/bare at {args.rate:g}/s", versus(serve.o_ack_p99, bare.o_ack_p99),
          "<= 1.5", lambda x: x <= 1.5, "{:.2f}"),
         ("verdicts/s serve/bare, closed loop",

@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -221,9 +222,7 @@ async def leaderboards(store: Store, h: History) -> None:
         old_result: tuple[list[tuple[str, int]], int | None, int] = ([], None, 0)
         for _ in range(OLD_CALLS):
             async with engine.snapshot() as c:
-                ms, old_result = await timed_ms(
-                    lambda c=c, s=span: old_leaderboard(c, team, s, None)
-                )
+                ms, old_result = await timed_ms(partial(old_leaderboard, c, team, span, None))
             old_ms.append(ms)
         # A player near the bottom of this period (by the old scan's full ordering).
         async with engine.snapshot() as c:
@@ -236,9 +235,7 @@ async def leaderboards(store: Store, h: History) -> None:
             lines: Any = None
             for n in range(CALLS + 3):
                 ms, lines = await timed_ms(
-                    lambda u=user, p=period: store.scores.leaderboard(
-                        team, p, now, limit=10, user=u
-                    )
+                    partial(store.scores.leaderboard, team, period, now, limit=10, user=user)
                 )
                 if n >= 3:  # the first calls warm the cache
                     ms_list.append(ms)
@@ -264,16 +261,16 @@ async def throughput(store: Store, quiz: Quiz, h: History, clicks: int, profile:
         f"c. Group commit: {clicks:,} concurrent clicks on one open round, on the upgraded "
         f"{h.answers:,}-answer file"
     )
-    conn = sqlite3.connect(f"file:{h.path}?mode=ro", uri=True)
+    ro = sqlite3.connect(f"file:{h.path}?mode=ro", uri=True)
     returning = [
         (str(r[0]), str(r[1]))
-        for r in conn.execute(
+        for r in ro.execute(
             """SELECT platform_user, display_name FROM players WHERE team_id = ?
                ORDER BY random() LIMIT ?""",
             (h.team.id, clicks),
         )
     ]
-    conn.close()
+    ro.close()
     rates: dict[str, float] = {}
     for label, users in (
         ("Quiz.answer, new players", [(f"N{i:06d}", f"New {i}") for i in range(clicks)]),
@@ -361,8 +358,11 @@ async def verdicts(
     results = await asyncio.gather(
         *(
             timed_ms(
-                lambda u=f"V{tag}-{i:03d}": quiz.answer(
-                    view.round_id, UserRef(channel.platform, channel.team, u), 1
+                partial(
+                    quiz.answer,
+                    view.round_id,
+                    UserRef(channel.platform, channel.team, f"V{tag}-{i:03d}"),
+                    1,
                 )
             )
             for i in range(clicks)
@@ -431,10 +431,10 @@ async def reads_beside_writes(store: Store, quiz: Quiz, h: History, reps: int) -
         "5 maintained (begun with the burst)": (maintained, False, 0.0),
         "5 maintained back to back all along": (maintained, True, 0.05),
     }
-    samples: dict[tuple[str, bool], list[float]] = {(k, w): [] for k in loads for w in (1, 0)}
+    samples: dict[tuple[str, int], list[float]] = {(k, w): [] for k in loads for w in (1, 0)}
     # Each run's own p99 (one burst of 100 clicks is what the goal speaks of): the median over
     # runs is robust to the one run that a stray GC pause or checkpoint happened to hit.
-    per_run: dict[tuple[str, bool], list[float]] = {(k, w): [] for k in loads for w in (1, 0)}
+    per_run: dict[tuple[str, int], list[float]] = {(k, w): [] for k in loads for w in (1, 0)}
     served: dict[str, int] = dict.fromkeys(loads, 0)
     for rep in range(reps):  # interleaved, so drift in the machine's load hits all alike
         for n, (label, load) in enumerate(loads.items()):
@@ -448,7 +448,7 @@ async def reads_beside_writes(store: Store, quiz: Quiz, h: History, reps: int) -
                 work, loop, lead = load
                 got, done = await with_readers(
                     work,
-                    lambda t=tag, w=warm: verdicts(quiz, channel, t, clicks, w),
+                    partial(verdicts, quiz, channel, tag, clicks, warm),
                     loop=loop,
                     lead=lead,
                 )

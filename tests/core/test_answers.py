@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 from conftest import CHANNEL
 from helpers import RecordingPort, peek
 
+from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import UserRef
 from bot.quiz import Quiz
@@ -24,10 +26,11 @@ async def answer_rows(store: Store, round_id: int) -> int:
     return count
 
 
-async def test_first_answer_is_final_and_explained(quiz: Quiz, bank) -> None:
+async def test_first_answer_is_final_and_explained(quiz: Quiz, bank: Bank) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     question = bank.get(view.question_id)
+    assert question is not None
     first = await quiz.answer(view.round_id, user(1), 0)
     assert first.status in ("correct", "wrong")
     assert first.explanation == question.explanation.en
@@ -39,10 +42,11 @@ async def test_first_answer_is_final_and_explained(quiz: Quiz, bank) -> None:
     assert await answer_rows(quiz.store, view.round_id) == 1
 
 
-async def test_correct_letter_follows_the_round_shuffle(quiz: Quiz, bank) -> None:
+async def test_correct_letter_follows_the_round_shuffle(quiz: Quiz, bank: Bank) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     question = bank.get(view.question_id)
+    assert question is not None
     right_text = question.options[question.answer].en
     right_index = [o.text for o in view.options].index(right_text)
     fb = await quiz.answer(view.round_id, user("r"), right_index)
@@ -73,7 +77,7 @@ async def test_same_user_twenty_concurrent_clicks_record_one(quiz: Quiz) -> None
 
 
 async def test_two_processes_worth_of_connections_cannot_double_count(
-    db_path, make_quiz: Callable[..., Quiz], port: RecordingPort
+    db_path: Path, make_quiz: Callable[..., Quiz], port: RecordingPort
 ) -> None:
     """Two Quiz instances with their own connections to one file, as two running bots would."""
     db_a = await Store.open(db_path)

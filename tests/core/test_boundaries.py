@@ -7,6 +7,7 @@ import string
 import subprocess
 import sys
 from pathlib import Path
+from typing import SupportsInt, cast
 
 import pytest
 
@@ -79,7 +80,8 @@ async def test_database_pragmas(tmp_path: Path) -> None:
     assert readers, "reads have connections of their own"
     for conn in settings:
         assert conn["foreign_keys"] == 1
-        assert int(conn["busy_timeout"]) >= 1000
+        busy_timeout = cast("SupportsInt | str", conn["busy_timeout"])  # typed object
+        assert int(busy_timeout) >= 1000
         assert conn["journal_mode"] == "wal"
     assert writer["query_only"] == 0
     assert all(r["query_only"] == 1 for r in readers)  # a reader can never write

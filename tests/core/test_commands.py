@@ -6,10 +6,10 @@ from conftest import CHANNEL
 from helpers import RecordingPort
 
 from bot.commands import Command, Context, dispatch, parse_text
-from bot.model import UserRef
+from bot.model import ChannelRef, UserRef
 from bot.ports import DeliveryError
 from bot.quiz import Quiz
-from bot.views import LeaderboardView, NoticeView, StatsView
+from bot.views import LeaderboardView, NoticeView, QuestionView, StatsView
 
 ALICE = UserRef("test", "T1", "UA", "Alice")
 
@@ -88,7 +88,9 @@ async def test_leaderboard_and_stats(quiz: Quiz) -> None:
 async def test_post_refused_by_platform_answers_with_reason(
     quiz: Quiz, port: RecordingPort
 ) -> None:
-    async def refuse(channel, view, dedupe_key=None):  # the bot is not in the channel
+    async def refuse(  # the bot is not in the channel
+        channel: ChannelRef, view: QuestionView, dedupe_key: str | None = None
+    ) -> str | None:
         raise DeliveryError("invite the app to this channel")
 
     port.post_question = refuse  # type: ignore[method-assign]

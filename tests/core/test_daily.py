@@ -16,15 +16,16 @@ from conftest import CHANNEL
 from helpers import RecordingPort
 
 from bot.app import add_daily, build_quiz
+from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.commands import Context, dispatch, parse_text
 from bot.daily.service import DailySchedules
 from bot.daily.timing import due_at
-from bot.model import UserRef
+from bot.model import ChannelRef, UserRef
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
-from bot.views import NoticeView
+from bot.views import NoticeView, QuestionView
 
 NEW_YORK = ZoneInfo("America/New_York")
 ADMIN = UserRef("test", "T1", "UADMIN", "Admin")
@@ -43,7 +44,7 @@ class Stack:
         await self.db.close()
 
 
-async def boot(db_path: Path, clock: FakeClock, bank, seed: int = 1) -> Stack:
+async def boot(db_path: Path, clock: FakeClock, bank: Bank, seed: int = 1) -> Stack:
     db = await Store.open(db_path)
     port = RecordingPort()
     quiz = build_quiz(db, bank, clock, random.Random(seed))
@@ -77,7 +78,7 @@ def post_times(port: RecordingPort) -> list[datetime]:
     return [view.opened_at for _, view in port.posted]
 
 
-async def scheduled_at_nine(db_path: Path, clock: FakeClock, bank) -> Stack:
+async def scheduled_at_nine(db_path: Path, clock: FakeClock, bank: Bank) -> Stack:
     """A running instance where an admin set `daily 09:00 UTC` at 08:00 on Monday 2026-01-05."""
     await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
     stack = await boot(db_path, clock, bank)
@@ -100,7 +101,7 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def stack(db_path: Path, clock: FakeClock, bank) -> AsyncIterator[Stack]:
+async def stack(db_path: Path, clock: FakeClock, bank: Bank) -> AsyncIterator[Stack]:
     s = await boot(db_path, clock, bank)
     yield s
     await s.close()
@@ -187,7 +188,9 @@ async def test_repeated_hour_posts_once(stack: Stack, clock: FakeClock) -> None:
     assert post_times(stack.port) == [datetime(2026, 11, 1, 5, 30, tzinfo=UTC)]
 
 
-async def test_thirty_restarts_in_a_day_post_once(db_path: Path, clock: FakeClock, bank) -> None:
+async def test_thirty_restarts_in_a_day_post_once(
+    db_path: Path, clock: FakeClock, bank: Bank
+) -> None:
     await clock.advance(to=datetime(2026, 1, 5, 0, 0, tzinfo=UTC))  # Monday
     first = await boot(db_path, clock, bank)
     assert (await admin(first, "daily 09:00 UTC")).ok
@@ -203,7 +206,7 @@ async def test_thirty_restarts_in_a_day_post_once(db_path: Path, clock: FakeCloc
 
 
 async def test_two_instances_on_one_database_post_once(
-    db_path: Path, clock: FakeClock, bank
+    db_path: Path, clock: FakeClock, bank: Bank
 ) -> None:
     await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
     a = await boot(db_path, clock, bank, seed=1)
@@ -223,14 +226,16 @@ async def test_two_instances_on_one_database_post_once(
 class HangingPort(RecordingPort):
     """Accepts the post and never answers: the process dies before recording it."""
 
-    async def post_question(self, channel, view, *, dedupe_key=None):  # type: ignore[override]
+    async def post_question(
+        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+    ) -> str | None:
         self.dedupe_keys.append(dedupe_key)
         await asyncio.Event().wait()
         return None
 
 
 async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
-    db_path: Path, clock: FakeClock, bank
+    db_path: Path, clock: FakeClock, bank: Bank
 ) -> None:
     await (await scheduled_at_nine(db_path, clock, bank)).close()
 
@@ -261,7 +266,7 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
 
 
 async def test_down_past_posting_time_posts_late_within_grace(
-    db_path: Path, clock: FakeClock, bank
+    db_path: Path, clock: FakeClock, bank: Bank
 ) -> None:
     s = await scheduled_at_nine(db_path, clock, bank)
     await clock.advance(to=datetime(2026, 1, 5, 8, 30, tzinfo=UTC))
@@ -275,7 +280,7 @@ async def test_down_past_posting_time_posts_late_within_grace(
 
 
 async def test_down_beyond_grace_skips_and_logs(
-    db_path: Path, clock: FakeClock, bank, caplog: pytest.LogCaptureFixture
+    db_path: Path, clock: FakeClock, bank: Bank, caplog: pytest.LogCaptureFixture
 ) -> None:
     s = await scheduled_at_nine(db_path, clock, bank)
     await clock.advance(to=datetime(2026, 1, 5, 8, 30, tzinfo=UTC))
@@ -324,13 +329,14 @@ async def test_non_admin_is_refused_and_off_stops(stack: Stack, clock: FakeClock
     assert stack.port.posted == []
 
 
-async def test_reveal_mentions_daily_streaks(stack: Stack, clock: FakeClock, bank) -> None:
+async def test_reveal_mentions_daily_streaks(stack: Stack, clock: FakeClock, bank: Bank) -> None:
     await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
     assert (await admin(stack, "daily 09:00 UTC every day 1h")).ok
     for day in range(3):
         await walk(stack, clock, datetime(2026, 1, 5 + day, 9, 0, tzinfo=UTC), timedelta(hours=1))
         view = stack.port.posted[-1][1]
         question = bank.get(view.question_id)
+        assert question is not None
         right = [o.text for o in view.options].index(question.options[question.answer].en)
         await stack.quiz.answer(view.round_id, UserRef("test", "T1", "U1", "Sari"), right)
         if day != 1:

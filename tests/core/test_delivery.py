@@ -16,6 +16,7 @@ from bot.ports import PortNotReady, Refused, Unavailable
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
+from bot.views import NoticeView
 
 ASKER = UserRef("test", "T1", "U1", "Ada")
 
@@ -26,6 +27,7 @@ async def ask(quiz: Quiz, text: str) -> str:
 
     words = text.split()
     reply = await dispatch(quiz, Command(words[0], tuple(words[1:])), Context(CHANNEL, ASKER, no))
+    assert isinstance(reply, NoticeView)  # only a notice has .text
     return reply.text
 
 

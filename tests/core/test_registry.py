@@ -10,7 +10,7 @@ from conftest import CHANNEL
 from adapters.discord.tree import build_group
 from bot.commands import BY_NAME, REGISTRY, Command, Context, dispatch, help_view, parse_text
 from bot.i18n import en, id
-from bot.model import UserRef
+from bot.model import Lang, UserRef
 from bot.quiz import Quiz
 from bot.storage import Store
 
@@ -19,7 +19,7 @@ def test_the_discord_tree_has_exactly_the_registry_commands() -> None:
     async def run(interaction: object, command: Command) -> None:  # never called here
         raise AssertionError
 
-    group = build_group(run)  # type: ignore[arg-type]
+    group = build_group(run)
     assert sorted(c.name for c in group.commands) == sorted(spec.name for spec in REGISTRY)
 
 
@@ -31,8 +31,8 @@ def test_every_command_is_described_in_both_languages(catalogue: dict[str, str])
 
 
 @pytest.mark.parametrize("lang", ["en", "id"])
-def test_help_lists_every_command_with_its_usage_and_marks_admin_ones(lang: str) -> None:
-    lines = help_view(lang).text.splitlines()  # type: ignore[arg-type]
+def test_help_lists_every_command_with_its_usage_and_marks_admin_ones(lang: Lang) -> None:
+    lines = help_view(lang).text.splitlines()
     for spec in REGISTRY:
         usage = f"`/zeroquiz {spec.name} {spec.usage}`".replace(" `", "`")
         [line] = [x for x in lines if x.startswith(usage + ":")]

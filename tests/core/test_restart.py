@@ -13,6 +13,7 @@ from pathlib import Path
 from helpers import RecordingPort
 
 from bot.app import build_quiz
+from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.scheduler import Scheduler
 from bot.storage import Store
@@ -20,7 +21,9 @@ from bot.storage import Store
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def _restart(db_path: Path, clock: FakeClock, bank) -> tuple[RecordingPort, Store, Scheduler]:
+async def _restart(
+    db_path: Path, clock: FakeClock, bank: Bank
+) -> tuple[RecordingPort, Store, Scheduler]:
     db = await Store.open(db_path)
     port = RecordingPort()
     quiz = build_quiz(db, bank, clock, random.Random(2))
@@ -32,7 +35,7 @@ async def _restart(db_path: Path, clock: FakeClock, bank) -> tuple[RecordingPort
     return port, db, sched
 
 
-async def test_sigkill_mid_round_then_restart(db_path: Path, bank) -> None:
+async def test_sigkill_mid_round_then_restart(db_path: Path, bank: Bank) -> None:
     clock = FakeClock()
     proc = subprocess.Popen(
         [

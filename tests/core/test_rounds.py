@@ -7,6 +7,7 @@ from datetime import timedelta
 from conftest import CHANNEL
 from helpers import RecordingPort
 
+from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
 from bot.quiz import Quiz
@@ -18,13 +19,14 @@ def user(n: int) -> UserRef:
     return UserRef("test", "T1", f"U{n}", f"Player {n}")
 
 
-def right_index(view: QuestionView, bank) -> int:
+def right_index(view: QuestionView, bank: Bank) -> int:
     question = bank.get(view.question_id)
+    assert question is not None
     return [o.text for o in view.options].index(question.options[question.answer].en)
 
 
 async def test_reveal_shows_answer_spread_and_fastest(
-    quiz: Quiz, port: RecordingPort, clock: FakeClock, bank
+    quiz: Quiz, port: RecordingPort, clock: FakeClock, bank: Bank
 ) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None and port.posted[0][1] == view
@@ -45,14 +47,16 @@ async def test_reveal_shows_answer_spread_and_fastest(
     assert sum(r.count for r in reveal.spread) == 3
     assert abs(sum(r.share for r in reveal.spread) - 1.0) < 1e-9
     assert reveal.fastest is not None and "Player 2" in reveal.fastest and "5.0" in reveal.fastest
-    assert reveal.explanation == bank.get(view.question_id).explanation.en
+    question = bank.get(view.question_id)
+    assert question is not None
+    assert reveal.explanation == question.explanation.en
     assert "2 of 3" in reveal.summary
     # Closing again does nothing and reveals nothing more.
     assert await quiz.close_round(view.round_id, "deadline") is None
     assert len(port.reveals) == 1
 
 
-async def test_option_order_is_shuffled_per_round_from_stored_seed(quiz: Quiz, bank) -> None:
+async def test_option_order_is_shuffled_per_round_from_stored_seed(quiz: Quiz, bank: Bank) -> None:
     positions = set()
     for _ in range(12):
         view = await quiz.start_round(CHANNEL)
@@ -61,12 +65,13 @@ async def test_option_order_is_shuffled_per_round_from_stored_seed(quiz: Quiz, b
         row = await quiz.round_row(view.round_id)
         assert row is not None
         question = bank.get(view.question_id)
+        assert question is not None
         order = permutation(row.seed, len(question.options))
         assert [o.text for o in view.options] == [question.options[i].en for i in order]
     assert len(positions) >= 3  # the correct letter is not predictable from habit
 
 
-async def test_no_repeats_in_a_channel_until_bank_exhausted(quiz: Quiz, bank) -> None:
+async def test_no_repeats_in_a_channel_until_bank_exhausted(quiz: Quiz, bank: Bank) -> None:
     seen = []
     for _ in range(len(bank)):
         view = await quiz.start_round(CHANNEL)
@@ -80,19 +85,22 @@ async def test_no_repeats_in_a_channel_until_bank_exhausted(quiz: Quiz, bank) ->
     assert other is not None  # another channel has its own history
 
 
-async def test_channel_language_is_used_for_views(quiz: Quiz, bank) -> None:
+async def test_channel_language_is_used_for_views(quiz: Quiz, bank: Bank) -> None:
     notice = await quiz.set_channel_lang(CHANNEL, "id")
     assert "Bahasa Indonesia" in notice.text
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     question = bank.get(view.question_id)
+    assert question is not None
     assert view.prompt == question.prompt.id
     fb = await quiz.answer(view.round_id, user(1), 0)
     assert fb.explanation == question.explanation.id
     assert fb.headline.startswith(("✅ Benar", "❌ Belum tepat"))
 
 
-async def test_run_moves_on_and_posts_standings(quiz: Quiz, port: RecordingPort, bank) -> None:
+async def test_run_moves_on_and_posts_standings(
+    quiz: Quiz, port: RecordingPort, bank: Bank
+) -> None:
     first = await quiz.start_run(CHANNEL, 3, timedelta(minutes=2))
     assert isinstance(first, QuestionView) and first.title.endswith("1/3")
     busy = await quiz.start_run(CHANNEL, 2)

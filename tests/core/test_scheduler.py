@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 
 import pytest
@@ -13,6 +13,7 @@ from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
+from bot.storage import Store
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ async def test_failed_reveal_is_retried_and_answers_are_kept(
 
 
 async def test_rounds_of_platforms_not_served_here_stay_open(
-    db, make_quiz, clock: FakeClock
+    db: Store, make_quiz: Callable[..., Quiz], clock: FakeClock
 ) -> None:
     """A process without the Discord adapter must not close and 'reveal' Discord rounds unseen."""
     elsewhere = RecordingPort(platform="other")

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from conftest import CHANNEL
 
+from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import TeamRef, UserRef
 from bot.quiz import Quiz
@@ -18,12 +19,13 @@ def user(n: int) -> UserRef:
     return UserRef("test", "T1", f"U{n}", f"Player {n}")
 
 
-def right(view: QuestionView, bank) -> int:
+def right(view: QuestionView, bank: Bank) -> int:
     q = bank.get(view.question_id)
+    assert q is not None
     return [o.text for o in view.options].index(q.options[q.answer].en)
 
 
-async def play_round(quiz: Quiz, bank, answers: dict[int, bool]) -> None:
+async def play_round(quiz: Quiz, bank: Bank, answers: dict[int, bool]) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     ok = right(view, bank)
@@ -33,7 +35,7 @@ async def play_round(quiz: Quiz, bank, answers: dict[int, bool]) -> None:
 
 
 async def test_leaderboard_periods_follow_team_time_zone(
-    quiz: Quiz, clock: FakeClock, bank
+    quiz: Quiz, clock: FakeClock, bank: Bank
 ) -> None:
     await quiz.set_team_tz(TEAM, "Asia/Jakarta")  # UTC+7, weeks start Monday 00:00 local
     # Sunday 2026-03-01 16:30 UTC = Sunday 23:30 in Jakarta: the week before, same month.
@@ -55,7 +57,7 @@ async def test_leaderboard_periods_follow_team_time_zone(
     assert everything.lines[0] == "1. Player 2 · 10 pts · 1 right"
 
 
-async def test_month_boundary_in_local_time(quiz: Quiz, clock: FakeClock, bank) -> None:
+async def test_month_boundary_in_local_time(quiz: Quiz, clock: FakeClock, bank: Bank) -> None:
     await quiz.set_team_tz(TEAM, "America/New_York")
     # 2026-04-01 03:00 UTC is still March 31 in New York.
     await clock.advance(to=datetime(2026, 4, 1, 3, 0, tzinfo=UTC))
@@ -66,7 +68,9 @@ async def test_month_boundary_in_local_time(quiz: Quiz, clock: FakeClock, bank) 
     assert month.empty_text == "No scores yet for this month."
 
 
-async def test_ties_are_broken_by_who_got_there_first(quiz: Quiz, clock: FakeClock, bank) -> None:
+async def test_ties_are_broken_by_who_got_there_first(
+    quiz: Quiz, clock: FakeClock, bank: Bank
+) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     ok = right(view, bank)
@@ -78,14 +82,14 @@ async def test_ties_are_broken_by_who_got_there_first(quiz: Quiz, clock: FakeClo
     assert [r.rank for r in board.rows] == [1, 2]
 
 
-async def test_leaderboard_top_n_and_own_rank(quiz: Quiz, bank) -> None:
+async def test_leaderboard_top_n_and_own_rank(quiz: Quiz, bank: Bank) -> None:
     await play_round(quiz, bank, {n: n % 3 != 0 for n in range(15)})
     board = await quiz.leaderboard(TEAM, "all", lang="en", user=user(0), limit=5)
     assert len(board.rows) == 5
     assert board.me is not None and board.me.rank > 5 and board.me.points == 0
 
 
-async def test_stats_count_accuracy_and_streaks(quiz: Quiz, bank) -> None:
+async def test_stats_count_accuracy_and_streaks(quiz: Quiz, bank: Bank) -> None:
     for correct in (True, True, True, False, True, True):
         await play_round(quiz, bank, {1: correct})
     stats = await quiz.stats(user(1), lang="en")

@@ -49,6 +49,7 @@ def test_daily_options_become_the_words_every_surface_uses() -> None:
 
 
 async def test_timezone_autocomplete_prefers_prefix_matches() -> None:
+    # Autocomplete never reads the interaction, so None stands in for one.
     found = await timezone_choices(None, "asia/jak")  # type: ignore[arg-type]
     assert [c.value for c in found] == ["Asia/Jakarta"]
     assert len(await timezone_choices(None, "")) == 25  # type: ignore[arg-type]
@@ -58,7 +59,8 @@ async def test_descriptions_translate_to_indonesian_from_the_catalogue() -> None
     translator = CatalogueTranslator()
     source = text("discord_cmd_question")
     assert source.message == "Post a question in this channel now"
-    context = discord.app_commands.TranslationContext(
+    # The translator reads only the string's key, so no real Command is built for `data`.
+    context = discord.app_commands.TranslationContext(  # type: ignore[call-overload]
         discord.app_commands.TranslationContextLocation.command_description, None
     )
     indonesian = await translator.translate(source, discord.Locale.indonesian, context)

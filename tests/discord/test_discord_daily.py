@@ -6,6 +6,7 @@ The real discord.py client against the fake Discord; time is the fake clock.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from fake_discord import MANAGE_GUILD, BotFactory, FakeDiscord
@@ -19,8 +20,11 @@ def clock() -> FakeClock:
     return FakeClock(datetime(2026, 1, 5, 8, 0, tzinfo=UTC))  # a Monday, before 09:00
 
 
-def text_of(reply: dict) -> str:
-    return reply["embeds"][0]["description"] if reply.get("embeds") else reply.get("content", "")
+def text_of(reply: dict[str, Any]) -> str:
+    text: str = (
+        reply["embeds"][0]["description"] if reply.get("embeds") else reply.get("content", "")
+    )
+    return text
 
 
 async def test_admin_schedules_daily_and_it_posts_at_nine(

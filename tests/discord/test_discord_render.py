@@ -5,10 +5,11 @@ Discord's own OpenAPI schema."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
 import discord
 import pytest
-from fake_discord import message_problems, validator
+from fake_discord import Json, message_problems, validator
 from helpers import round_row
 
 from adapters.discord.buttons import answer_buttons
@@ -58,14 +59,15 @@ def assert_fits(embed: discord.Embed) -> None:
     data = embed.to_dict()
     assert len(data.get("title") or "") <= 256
     assert len(data.get("description") or "") <= 4096
-    assert len((data.get("footer") or {}).get("text") or "") <= 2048
+    footer = data.get("footer")
+    assert len((footer.get("text") if footer else None) or "") <= 2048
     assert len(data.get("fields") or []) <= 25
     for f in data.get("fields") or []:
         assert 0 < len(f["name"]) <= 256 and 0 < len(f["value"]) <= 1024
     assert len(embed) <= 6000
 
 
-def assert_valid_message(body: dict[str, object]) -> None:
+def assert_valid_message(body: Json) -> None:
     """What Discord itself would say about this channel message body."""
     errors = [
         e.message for e in validator("/channels/{channel_id}/messages", "post").iter_errors(body)
@@ -92,7 +94,7 @@ def test_question_message_fits_for_every_question(bank: Bank) -> None:
             "components": rows,
             "allowed_mentions": {"parse": []},
         }
-        assert_valid_message(body)  # type: ignore[arg-type]
+        assert_valid_message(body)
 
 
 def test_reveal_and_feedback_fit_for_every_question(bank: Bank) -> None:
@@ -108,8 +110,13 @@ def test_reveal_and_feedback_fit_for_every_question(bank: Bank) -> None:
         )
         order = presenter.display_order(r, question)
         wrong = next(o for o in order if o != question.answer)
-        for status, option in (("correct", question.answer), ("wrong", wrong), ("already", wrong)):
-            feedback = presenter.feedback_view(lang, question, order, option, status, 10)  # type: ignore[arg-type]
+        verdicts: tuple[tuple[Literal["correct", "wrong", "already"], int], ...] = (
+            ("correct", question.answer),
+            ("wrong", wrong),
+            ("already", wrong),
+        )
+        for status, option in verdicts:
+            feedback = presenter.feedback_view(lang, question, order, option, status, 10)
             assert_fits(feedback_embed(feedback))
 
 

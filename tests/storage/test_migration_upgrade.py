@@ -188,7 +188,14 @@ def expected_board(
                 line[3] = max(line[3], at_ms)
     order = sorted(acc, key=lambda p: (-acc[p][0], acc[p][2], acc[p][3], str(players[p][2])))
     return [
-        (n + 1, str(players[p][2]), str(players[p][3] or players[p][2]), *acc[p][:3])
+        (
+            n + 1,
+            str(players[p][2]),
+            str(players[p][3] or players[p][2]),
+            acc[p][0],
+            acc[p][1],
+            acc[p][2],
+        )
         for n, p in enumerate(order)
     ]
 
