@@ -89,8 +89,12 @@ def round_row(
 
 
 def peek(db_path: str | Path, sql: str, *params: object) -> list[tuple[object, ...]]:
-    """What the database file holds now, read on a separate read-only connection (as an
-    operator's sqlite3 shell would see it): tests check state without the code under test."""
+    """What the database file holds, read on a separate read-only connection.
+
+    Only for tests that check the storage layer itself from outside (its own tests, the upgrade
+    test, the recomputation the leaderboards are compared with): every other test reads state
+    through the Store, as the code does.
+    """
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         return list(conn.execute(sql, params))

@@ -22,6 +22,17 @@ def round_kind(value: object) -> RoundKind:
     return text
 
 
+CLOSE_REASONS: tuple[CloseReason, ...] = ("deadline", "admin", "next", "undelivered", "abandoned")
+
+
+def close_reason(value: object) -> CloseReason | None:
+    if value is None:
+        return None
+    text = str(value)
+    assert text in CLOSE_REASONS, text
+    return text
+
+
 def posting_status(value: object) -> PostingStatus:
     text = str(value)
     assert text in POSTING_STATUSES, text
@@ -49,6 +60,7 @@ class RoundRecord:
     revealed_at: datetime | None
     message_ref: str | None
     posted_at: datetime | None = None  # None: the question has not reached the platform yet
+    close_reason: CloseReason | None = None
 
     @property
     def channel_ref(self) -> ChannelRef:

@@ -12,12 +12,19 @@ from datetime import datetime
 from bot.model import ChannelRef
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Conn, Engine, Record
-from bot.storage.records import CloseReason, RoundKind, RoundRecord, RunRecord, round_kind
+from bot.storage.records import (
+    CloseReason,
+    RoundKind,
+    RoundRecord,
+    RunRecord,
+    close_reason,
+    round_kind,
+)
 
 ROUND_SELECT = """
     SELECT r.id, r.channel_id, c.team_id, t.platform, t.team, c.channel, c.lang, r.question_id,
            r.seed, r.kind, r.run_id, r.run_index, u.total AS run_total, r.opened_at,
-           r.deadline_at, r.closed_at, r.revealed_at, r.message_ref, r.posted_at
+           r.deadline_at, r.closed_at, r.revealed_at, r.message_ref, r.posted_at, r.close_reason
     FROM rounds r
     JOIN channels c ON c.id = r.channel_id
     JOIN teams t ON t.id = c.team_id
@@ -50,6 +57,7 @@ def _round(row: Record) -> RoundRecord:
         revealed_at=_when(row["revealed_at"]),
         message_ref=row["message_ref"],
         posted_at=_when(row["posted_at"]),
+        close_reason=close_reason(row["close_reason"]),
     )
 
 
@@ -152,6 +160,15 @@ class Rounds:
                 to_ms(at),
                 round_id,
             )
+
+    async def in_channel(self, channel: ChannelRef) -> list[RoundRecord]:
+        """Every round the channel has had, oldest first (its history, for people and tests)."""
+        async with self._e.snapshot() as c:
+            return await self._many(
+                c,
+                "t.platform = $1 AND t.team = $2 AND c.channel = $3 ORDER BY r.id",
+                channel.platform, channel.team, channel.channel,
+            )  # fmt: skip
 
     async def latest_open(self, channel: ChannelRef) -> RoundRecord | None:
         async with self._e.snapshot() as c:

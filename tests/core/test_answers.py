@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import CHANNEL
-from helpers import RecordingPort, peek
+from helpers import RecordingPort
 
 from bot.bank import Bank
 from bot.clock import FakeClock
@@ -21,9 +21,7 @@ def user(n: int | str) -> UserRef:
 
 
 async def answer_rows(store: Store, round_id: int) -> int:
-    [(count,)] = peek(store.path, "SELECT COUNT(*) FROM answers WHERE round_id = ?", round_id)
-    assert isinstance(count, int)
-    return count
+    return await store.rounds.total_answers(round_id)
 
 
 async def test_first_answer_is_final_and_explained(quiz: Quiz, bank: Bank) -> None:

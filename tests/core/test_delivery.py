@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from conftest import CHANNEL
-from helpers import RecordingPort, peek
+from helpers import RecordingPort
 
 from bot.clock import FakeClock
 from bot.commands import Command, Context, dispatch
@@ -31,9 +31,13 @@ async def ask(quiz: Quiz, text: str) -> str:
     return reply.text
 
 
-def rounds(db: Store) -> list[tuple[object, ...]]:
-    return peek(db.path, "SELECT id, posted_at IS NOT NULL, closed_at IS NOT NULL, close_reason,"
-                " revealed_at IS NOT NULL FROM rounds ORDER BY id")  # fmt: skip
+async def rounds(db: Store) -> list[tuple[object, ...]]:
+    """(id, posted?, closed?, why closed, revealed?) of the channel's rounds, as stored."""
+    return [
+        (r.id, int(r.posted_at is not None), int(r.closed_at is not None), r.close_reason,
+         int(r.revealed_at is not None))
+        for r in await db.rounds.in_channel(CHANNEL)
+    ]  # fmt: skip
 
 
 async def test_a_passing_failure_leaves_the_round_open_and_it_is_posted_later(
@@ -47,14 +51,14 @@ async def test_a_passing_failure_leaves_the_round_open_and_it_is_posted_later(
         port.fail_posts = [Unavailable("network"), PortNotReady("reconnecting")]
         text = await ask(quiz, "question")
         assert "isn't answering right now" in text
-        assert rounds(db) == [(1, 0, 0, None, 0)]  # open, unposted, nothing refused
+        assert await rounds(db) == [(1, 0, 0, None, 0)]  # open, unposted, nothing refused
         await clock.advance(15)  # the first retry: still reconnecting
         await sched.caught_up()
-        assert port.posted == [] and rounds(db) == [(1, 0, 0, None, 0)]
+        assert port.posted == [] and await rounds(db) == [(1, 0, 0, None, 0)]
         await clock.advance(30)  # backoff doubled
         await sched.caught_up()
         assert [v.round_id for _, v in port.posted] == [1]
-        assert rounds(db) == [(1, 1, 0, None, 0)]
+        assert await rounds(db) == [(1, 1, 0, None, 0)]
         await clock.advance(600)  # the deadline: revealed as usual
         await sched.caught_up()
         assert [v.round_id for _, v in port.reveals] == [1]
@@ -76,7 +80,7 @@ async def test_a_question_that_never_reached_the_platform_is_never_revealed(
         await clock.advance(11 * 60)  # retries fail until the deadline
         await sched.caught_up()
         assert port.posted == [] and port.reveals == []
-        assert rounds(db) == [(1, 0, 1, "undelivered", 1)]  # closed unseen, nothing to reveal
+        assert await rounds(db) == [(1, 0, 1, "undelivered", 1)]  # closed unseen, nothing to reveal
         await clock.advance(3600)
         await sched.caught_up()
         assert port.reveals == [] and port.posted == []
@@ -92,7 +96,7 @@ async def test_a_refusal_is_reported_and_closes_the_round_unseen(
     assert await ask(quiz, "question") == (
         "I can't post in this channel: invite the app to this channel"
     )
-    assert rounds(db) == [(1, 0, 1, "undelivered", 1)]
+    assert await rounds(db) == [(1, 0, 1, "undelivered", 1)]
     await clock.advance(3600)
     await quiz.process_due()
     assert port.reveals == [] and port.posted == []

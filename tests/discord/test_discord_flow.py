@@ -25,7 +25,6 @@ from fake_discord import (
     custom_ids,
     user,
 )
-from helpers import peek
 
 from bot import presenter
 from bot.model import ChannelRef
@@ -34,16 +33,13 @@ from bot.storage import RoundRecord
 Json = dict[str, Any]
 
 
+CHANNEL = ChannelRef("discord", str(GUILD_ID), str(CHANNEL_ID))
+
+
 async def latest_round(bot: RunningBot) -> RoundRecord:
-    rows = await bot.runtime.quiz.round_row(await _latest_id(bot))
-    assert rows is not None
-    return rows
-
-
-async def _latest_id(bot: RunningBot) -> int:
-    [(found,)] = peek(bot.runtime.store.path, "SELECT MAX(id) FROM rounds")
-    assert isinstance(found, int)
-    return found
+    rows = await bot.runtime.store.rounds.in_channel(CHANNEL)
+    assert rows
+    return rows[-1]
 
 
 def right_option(bot: RunningBot, row: RoundRecord) -> int:
@@ -53,9 +49,11 @@ def right_option(bot: RunningBot, row: RoundRecord) -> int:
 
 
 async def answers(bot: RunningBot) -> int:
-    [(found,)] = peek(bot.runtime.store.path, "SELECT COUNT(*) FROM answers")
-    assert isinstance(found, int)
-    return found
+    """Answers recorded in the channel, as the store holds them."""
+    store = bot.runtime.store
+    return sum(
+        [await store.rounds.total_answers(r.id) for r in await store.rounds.in_channel(CHANNEL)]
+    )
 
 
 def text_of(reply: Json) -> str:

@@ -3,22 +3,41 @@ Slack or Discord answers decides between "report it" and "try again later"."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import fake_discord as fd
 from fake_discord import MANAGE_GUILD, BotFactory, FakeDiscord
 from fake_slack import (
+    CHANNEL,
+    TEAM,
     FakeSlack,
     SlackHarness,
     shown,
 )
-from helpers import peek
 
 from bot.clock import FakeClock
+from bot.model import ChannelRef
+from bot.storage import Store
+
+SLACK_CHANNEL = ChannelRef("slack", TEAM, CHANNEL)
+DISCORD_CHANNEL = ChannelRef("discord", str(fd.GUILD_ID), str(fd.CHANNEL_ID))
 
 
-def posted_rounds(path: str) -> list[tuple[object, ...]]:
-    return peek(path, "SELECT posted_at IS NOT NULL, close_reason FROM rounds ORDER BY id")
+async def posted_rounds(store: Store, channel: ChannelRef) -> list[tuple[object, ...]]:
+    """(posted?, why closed) of the channel's rounds, as stored."""
+    return [
+        (int(r.posted_at is not None), r.close_reason)
+        for r in await store.rounds.in_channel(channel)
+    ]
+
+
+async def daily_status(store: Store) -> str | None:
+    cid = await store.teams.find_channel(SLACK_CHANNEL)
+    assert cid is not None
+    schedule = await store.daily.channel_schedule(cid)
+    assert schedule is not None
+    posting = await store.daily.posting(schedule.id, date(2026, 1, 5))
+    return posting.status if posting is not None else None
 
 
 # -- Slack ----------------------------------------------------------------------------------------
@@ -28,13 +47,13 @@ async def test_slack_passing_failure_is_retried_not_reported_as_a_refusal(
     fake.errors["chat.postMessage"] = ["internal_error"]  # Slack's own trouble, after retries
     reply = shown((await slack.ask("question"))["blocks"])
     assert "isn't answering right now" in reply and "can't post" not in reply
-    assert posted_rounds(slack.runtime.store.path) == [(0, None)]
+    assert await posted_rounds(slack.runtime.store, SLACK_CHANNEL) == [(0, None)]
     await clock.advance(15)
     await slack.runtime.scheduler.caught_up()
     await fake.wait_until(lambda: any(
         b["type"] == "actions" for m in fake.posted.values() for b in m["blocks"]
     ), "the question, posted on the retry")  # fmt: skip
-    assert posted_rounds(slack.runtime.store.path) == [(1, None)]
+    assert await posted_rounds(slack.runtime.store, SLACK_CHANNEL) == [(1, None)]
 
 
 async def test_slack_question_never_posted_is_never_revealed(
@@ -45,7 +64,7 @@ async def test_slack_question_never_posted_is_never_revealed(
     await clock.advance(11 * 60)  # past the deadline, every retry failed
     await slack.runtime.scheduler.caught_up()
     assert fake.posted == {} and fake.calls_to("chat.update") == []
-    assert posted_rounds(slack.runtime.store.path) == [(0, "undelivered")]
+    assert await posted_rounds(slack.runtime.store, SLACK_CHANNEL) == [(0, "undelivered")]
 
 
 async def test_slack_daily_question_survives_a_passing_failure(
@@ -55,13 +74,12 @@ async def test_slack_daily_question_survives_a_passing_failure(
     fake.errors["chat.postMessage"] = ["internal_error"]
     await clock.advance(to=datetime(2026, 1, 5, 10, 0, tzinfo=UTC))
     await slack.runtime.scheduler.caught_up()
-    statuses = peek(slack.runtime.store.path, "SELECT status FROM daily_posts")
-    assert statuses == [("claimed",)]  # not failed: tried again once the lease runs out
+    assert await daily_status(slack.runtime.store) == "claimed"  # not failed: retried later
     await clock.advance(180)
     await slack.runtime.scheduler.caught_up()
     await fake.wait_until(lambda: len(fake.posted) == 1, "the daily question, posted late")
     assert "Daily question" in shown(next(iter(fake.posted.values()))["blocks"])
-    assert peek(slack.runtime.store.path, "SELECT status FROM daily_posts") == [("posted",)]
+    assert await daily_status(slack.runtime.store) == "posted"
 
 
 # -- Discord --------------------------------------------------------------------------------------
@@ -73,21 +91,20 @@ async def test_discord_server_error_is_retried_and_a_refusal_reported(
     bots: BotFactory, fake_discord: FakeDiscord
 ) -> None:
     bot = await bots.start()
-    path = bot.runtime.store.path
     fake_discord.post_failures = [503]
     reply = await fake_discord.reply_to(await fake_discord.slash("question"))
     assert "isn't answering right now" in text_of(reply)
-    assert posted_rounds(path) == [(0, None)]
+    assert await posted_rounds(bot.runtime.store, DISCORD_CHANNEL) == [(0, None)]
     await bots.clock.advance(15)
     await bot.runtime.scheduler.caught_up()
     await fake_discord.wait_for(lambda: len(fake_discord.posted) == 1)
-    assert posted_rounds(path) == [(1, None)]
+    assert await posted_rounds(bot.runtime.store, DISCORD_CHANNEL) == [(1, None)]
 
     await fake_discord.reply_to(await fake_discord.slash("close", permissions=MANAGE_GUILD))
     fake_discord.post_failures = [403]  # a channel that stopped letting the bot post
     refused = await fake_discord.reply_to(await fake_discord.slash("question"))
     assert "can't post" in text_of(refused) and "Missing Permissions" in text_of(refused)
-    assert posted_rounds(path)[-1] == (0, "undelivered")
+    assert (await posted_rounds(bot.runtime.store, DISCORD_CHANNEL))[-1] == (0, "undelivered")
 
 
 async def test_discord_question_never_posted_is_never_revealed(
@@ -100,4 +117,4 @@ async def test_discord_question_never_posted_is_never_revealed(
     await bot.runtime.scheduler.caught_up()
     assert fake_discord.posted == []
     assert [c for c in fake_discord.calls if c.method == "PATCH" and "/channels/" in c.path] == []
-    assert posted_rounds(bot.runtime.store.path) == [(0, "undelivered")]
+    assert await posted_rounds(bot.runtime.store, DISCORD_CHANNEL) == [(0, "undelivered")]

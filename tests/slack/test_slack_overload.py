@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from fake_slack import FakeSlack, open_harness, shown
-from helpers import peek
 
 from adapters.slack import handlers
 from bot.bank import Bank
@@ -25,6 +24,10 @@ async def test_clicks_beyond_the_slots_are_refused_and_not_recorded(
     slack = await open_harness(fake, db_path, clock, bank)
     try:
         await slack.ask("question")
+        _, message = slack.question()
+        actions = next(b for b in message["blocks"] if b["type"] == "actions")
+        round_id = int(actions["elements"][0]["value"].split(":")[0])
+        recorded = slack.runtime.store.rounds.total_answers
         fake.reply_gate = asyncio.Event()  # private replies hang: every slot stays busy
         people = [f"UL{n}" for n in range(SLOTS + 4)]
         for person in people:
@@ -33,7 +36,7 @@ async def test_clicks_beyond_the_slots_are_refused_and_not_recorded(
         assert [status for status, _ in first] == [200] * SLOTS
         refused = [await slack.click("B", user=p) for p in people[SLOTS:]]
         assert [status for status, _ in refused] == [503] * 4  # Slack shows its own error
-        assert peek(db_path, "SELECT COUNT(*) FROM answers") == [(SLOTS,)]  # only the 200s
+        assert await recorded(round_id) == SLOTS  # only the 200s
 
         fake.reply_gate.set()  # the platform catches up: every acknowledged click is answered
         await fake.wait_until(
@@ -44,7 +47,7 @@ async def test_clicks_beyond_the_slots_are_refused_and_not_recorded(
         status, key = await slack.click("B", user=people[-1])  # a slot is free again
         assert status == 200
         await fake.reply(key)
-        assert peek(db_path, "SELECT COUNT(*) FROM answers") == [(SLOTS + 1,)]
+        assert await recorded(round_id) == SLOTS + 1
     finally:
         fake.reply_gate = None
         await slack.close()
