@@ -1,7 +1,8 @@
 """The `/zeroquiz` app-command group: typed options in, core `Command`s out.
 
-Each subcommand only turns its options into the words the core's dispatch understands, so adding
-one (like `daily`) is one small function here and nothing else in the adapter.
+The subcommands come from the core's registry (bot/commands.py), in its order; each only turns
+its typed options into the words the core's dispatch understands, so adding one is a registry
+entry plus, where it takes options, one small binder here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.translator import text
-from bot.commands import Command
+from bot.commands import REGISTRY, Command
 from bot.runs import MAX_RUN
 
 Runner = Callable[[discord.Interaction, Command], Awaitable[None]]
@@ -57,15 +58,16 @@ def daily_words(
     return tuple(words)
 
 
-def build_group(run: Runner) -> app_commands.Group:
-    group = app_commands.Group(
-        name="zeroquiz", description=text("discord_cmd_group"), guild_only=True
-    )
+Binder = Callable[[app_commands.Group, Runner], None]
 
+
+def _question(group: app_commands.Group, run: Runner) -> None:
     @group.command(name="question", description=text("discord_cmd_question"))
     async def question(interaction: discord.Interaction) -> None:
         await run(interaction, Command("question"))
 
+
+def _start(group: app_commands.Group, run: Runner) -> None:
     @group.command(name="start", description=text("discord_cmd_start"))
     @app_commands.describe(count=text("discord_opt_count"))
     async def start(
@@ -73,30 +75,35 @@ def build_group(run: Runner) -> app_commands.Group:
     ) -> None:
         await run(interaction, Command("start", (str(count),)))
 
+
+def _leaderboard(group: app_commands.Group, run: Runner) -> None:
     @group.command(name="leaderboard", description=text("discord_cmd_leaderboard"))
     @app_commands.describe(period=text("discord_opt_period"))
     @app_commands.choices(period=PERIOD_CHOICES)
     async def leaderboard(interaction: discord.Interaction, period: str = "week") -> None:
         await run(interaction, Command("leaderboard", (period,)))
 
-    @group.command(name="stats", description=text("discord_cmd_stats"))
-    async def stats(interaction: discord.Interaction) -> None:
-        await run(interaction, Command("stats"))
 
-    @group.command(name="help", description=text("discord_cmd_help"))
-    async def help_(interaction: discord.Interaction) -> None:
-        await run(interaction, Command("help"))
+def _plain(name: str) -> Binder:
+    """A subcommand without options (stats, close, help)."""
 
-    @group.command(name="close", description=text("discord_cmd_close"))
-    async def close(interaction: discord.Interaction) -> None:
-        await run(interaction, Command("close"))
+    def bind(group: app_commands.Group, run: Runner) -> None:
+        @group.command(name=name, description=text(f"discord_cmd_{name}"))
+        async def plain(interaction: discord.Interaction) -> None:
+            await run(interaction, Command(name))
 
+    return bind
+
+
+def _lang(group: app_commands.Group, run: Runner) -> None:
     @group.command(name="lang", description=text("discord_cmd_lang"))
     @app_commands.describe(language=text("discord_opt_lang"))
     @app_commands.choices(language=LANG_CHOICES)
     async def lang(interaction: discord.Interaction, language: str) -> None:
         await run(interaction, Command("lang", (language,)))
 
+
+def _daily(group: app_commands.Group, run: Runner) -> None:
     @group.command(name="daily", description=text("discord_cmd_daily"))
     @app_commands.describe(
         time=text("discord_opt_time"),
@@ -117,4 +124,29 @@ def build_group(run: Runner) -> app_commands.Group:
         words = daily_words(time, timezone, days, window_hours, off)
         await run(interaction, Command("daily", words))
 
+
+# How each registry command takes its words on Discord: typed options where it has any.
+BINDERS: dict[str, Binder] = {
+    "question": _question,
+    "start": _start,
+    "leaderboard": _leaderboard,
+    "stats": _plain("stats"),
+    "close": _plain("close"),
+    "lang": _lang,
+    "daily": _daily,
+    "help": _plain("help"),
+}
+
+
+def build_group(run: Runner) -> app_commands.Group:
+    """The group from the core's registry, in its order; a command without a binder here is an
+    error at start-up, not a command Discord silently lacks."""
+    group = app_commands.Group(
+        name="zeroquiz", description=text("discord_cmd_group"), guild_only=True
+    )
+    for spec in REGISTRY:
+        binder = BINDERS.get(spec.name)
+        if binder is None:
+            raise LookupError(f"/zeroquiz {spec.name} has no Discord options declared")
+        binder(group, run)
     return group
