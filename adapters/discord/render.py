@@ -6,8 +6,11 @@ Question texts are bounded by bot.bank.limits, which keeps every embed here insi
 
 from __future__ import annotations
 
+import re
+
 import discord
 
+from adapters.text import clip as text_clip
 from bot.i18n import t
 from bot.presenter import text_bar
 from bot.views import (
@@ -30,9 +33,12 @@ DESCRIPTION_MAX = 4096
 TEMPLATE = r"zq:a:(?P<round>\d+):(?P<opt>\d)"
 
 
+_HALF_ESCAPE = re.compile(r"\\+$")  # a markdown escape cut from the character it escapes
+
+
 def clip(text: str, limit: int) -> str:
     """Names come from users, so lines carrying them are cut to the field's limit."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text_clip(text, limit, broken_tail=_HALF_ESCAPE)
 
 
 def answer_custom_id(round_id: int, option: int) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+from adapters.text import clip as text_clip
 from bot.presenter import text_bar
 
-ELLIPSIS = "…"
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,3}$")
 
 
@@ -21,10 +21,7 @@ def escape(text: str) -> str:
 
 def clip(text: str, limit: int) -> str:
     """Cut `text` to at most `limit` characters, never through an escape entity."""
-    if len(text) <= limit:
-        return text
-    cut = _PARTIAL_ENTITY.sub("", text[: limit - 1])
-    return cut + ELLIPSIS
+    return text_clip(text, limit, broken_tail=_PARTIAL_ENTITY)
 
 
 def local_time(when: datetime) -> str:
