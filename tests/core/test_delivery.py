@@ -3,9 +3,10 @@ passing failure changes nothing and is retried; a question nobody saw is never r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 
+import pytest
 from conftest import CHANNEL
 from helpers import RecordingPort
 
@@ -40,52 +41,53 @@ async def rounds(db: Store) -> list[tuple[object, ...]]:
     ]  # fmt: skip
 
 
-async def test_a_passing_failure_leaves_the_round_open_and_it_is_posted_later(
+@pytest.fixture
+async def scheduled(
     db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
-) -> None:
+) -> AsyncIterator[tuple[Quiz, Scheduler]]:
+    """A quiz whose scheduler runs, as in `zeroquiz serve`."""
     quiz = make_quiz(db, port)
     sched = Scheduler(clock, quiz)
     quiz.on_change(sched.wake)
     sched.start()
-    try:
-        port.fail_posts = [Unavailable("network"), PortNotReady("reconnecting")]
-        text = await ask(quiz, "question")
-        assert "isn't answering right now" in text
-        assert await rounds(db) == [(1, 0, 0, None, 0)]  # open, unposted, nothing refused
-        await clock.advance(15)  # the first retry: still reconnecting
-        await sched.caught_up()
-        assert port.posted == [] and await rounds(db) == [(1, 0, 0, None, 0)]
-        await clock.advance(30)  # backoff doubled
-        await sched.caught_up()
-        assert [v.round_id for _, v in port.posted] == [1]
-        assert await rounds(db) == [(1, 1, 0, None, 0)]
-        await clock.advance(600)  # the deadline: revealed as usual
-        await sched.caught_up()
-        assert [v.round_id for _, v in port.reveals] == [1]
-    finally:
-        await sched.stop()
+    yield quiz, sched
+    await sched.stop()
+
+
+async def test_a_passing_failure_leaves_the_round_open_and_it_is_posted_later(
+    scheduled: tuple[Quiz, Scheduler], db: Store, port: RecordingPort, clock: FakeClock
+) -> None:
+    quiz, sched = scheduled
+    port.fail_posts = [Unavailable("network"), PortNotReady("reconnecting")]
+    text = await ask(quiz, "question")
+    assert "isn't answering right now" in text
+    assert await rounds(db) == [(1, 0, 0, None, 0)]  # open, unposted, nothing refused
+    await clock.advance(15)  # the first retry: still reconnecting
+    await sched.caught_up()
+    assert port.posted == [] and await rounds(db) == [(1, 0, 0, None, 0)]
+    await clock.advance(30)  # backoff doubled
+    await sched.caught_up()
+    assert [v.round_id for _, v in port.posted] == [1]
+    assert await rounds(db) == [(1, 1, 0, None, 0)]
+    await clock.advance(600)  # the deadline: revealed as usual
+    await sched.caught_up()
+    assert [v.round_id for _, v in port.reveals] == [1]
 
 
 async def test_a_question_that_never_reached_the_platform_is_never_revealed(
-    db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
+    scheduled: tuple[Quiz, Scheduler], db: Store, port: RecordingPort, clock: FakeClock
 ) -> None:
-    quiz = make_quiz(db, port)
-    sched = Scheduler(clock, quiz)
-    quiz.on_change(sched.wake)
-    sched.start()
-    try:
-        # A raw network error the port did not map: treated as passing, never as delivered.
-        port.fail_posts = [ConnectionResetError("reset by peer") for _ in range(20)]
-        await ask(quiz, "question")
-        await clock.advance(11 * 60)  # retries fail until the deadline
-        await sched.caught_up()
-        assert port.posted == [] and port.reveals == []
-        assert await rounds(db) == [(1, 0, 1, "undelivered", 1)]  # closed unseen, nothing to reveal
-        await clock.advance(3600)
-        await sched.caught_up()
-        assert port.reveals == [] and port.posted == []
-    finally:
-        await sched.stop()
+    quiz, sched = scheduled
+    # A raw network error the port did not map: treated as passing, never as delivered.
+    port.fail_posts = [ConnectionResetError("reset by peer") for _ in range(20)]
+    await ask(quiz, "question")
+    await clock.advance(11 * 60)  # retries fail until the deadline
+    await sched.caught_up()
+    assert port.posted == [] and port.reveals == []
+    assert await rounds(db) == [(1, 0, 1, "undelivered", 1)]  # closed unseen, nothing to reveal
+    await clock.advance(3600)
+    await sched.caught_up()
+    assert port.reveals == [] and port.posted == []
 
 
 async def test_a_refusal_is_reported_and_closes_the_round_unseen(
