@@ -37,9 +37,6 @@ class Delivery:
         self.ports: dict[str, ChatPort] = {}
         self._retries: dict[int, tuple[int, datetime]] = {}  # round -> (failures, next try)
 
-    def port(self, platform: str) -> ChatPort | None:
-        return self.ports.get(platform)
-
     async def post_question(
         self, row: RoundRecord, view: QuestionView, dedupe_key: str | None = None
     ) -> Posted:

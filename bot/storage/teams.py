@@ -7,7 +7,7 @@ from datetime import datetime
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.periods import period_start, to_ms
 from bot.storage import totals
-from bot.storage.engine import Conn, Engine
+from bot.storage.engine import Conn, Engine, Record
 
 
 async def team_id(conn: Conn, team: TeamRef) -> int:
@@ -40,27 +40,24 @@ class Teams:
         async with self._e.transaction() as tx:
             return await channel_id(tx, channel)
 
-    async def find_channel(self, channel: ChannelRef) -> int | None:
+    async def _channel(self, channel: ChannelRef) -> Record | None:
         async with self._e.snapshot() as c:
-            found = await c.fetchval(
-                """SELECT c.id FROM channels c JOIN teams t ON t.id = c.team_id
+            return await c.fetchrow(
+                """SELECT c.id, c.lang FROM channels c JOIN teams t ON t.id = c.team_id
                    WHERE t.platform = $1 AND t.team = $2 AND c.channel = $3""",
                 channel.platform,
                 channel.team,
                 channel.channel,
             )
-        return int(found) if found is not None else None
+
+    async def find_channel(self, channel: ChannelRef) -> int | None:
+        """The channel's id if it has been seen, without creating it."""
+        row = await self._channel(channel)
+        return int(row["id"]) if row is not None else None
 
     async def channel_lang(self, channel: ChannelRef) -> Lang:
-        async with self._e.snapshot() as c:
-            lang = await c.fetchval(
-                """SELECT c.lang FROM channels c JOIN teams t ON t.id = c.team_id
-                   WHERE t.platform = $1 AND t.team = $2 AND c.channel = $3""",
-                channel.platform,
-                channel.team,
-                channel.channel,
-            )
-        return "id" if lang == "id" else "en"
+        row = await self._channel(channel)
+        return "id" if row is not None and row["lang"] == "id" else "en"
 
     async def set_channel_lang(self, channel: ChannelRef, lang: Lang) -> None:
         async with self._e.transaction() as tx:
