@@ -611,7 +611,7 @@ class BotFactory:
 
     async def start(self, env: dict[str, str] | None = None) -> RunningBot:
         runtime = await Runtime.open(self.db_path, self.bank, self.clock, random.Random(7))
-        surface = surface_from_env(env or self.fake.env, runtime, guild_ready_timeout=0.05)
+        surface = surface_from_env(env or self.fake.env, runtime)
         assert surface is not None
         try:
             await surface.start()

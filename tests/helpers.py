@@ -7,10 +7,23 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from bot.model import ChannelRef, Lang, Question
+from bot.bank import Bank
+from bot.model import ChannelRef, Lang, Question, UserRef
 from bot.periods import from_ms
 from bot.storage import RoundKind, RoundRecord
 from bot.views import NoticeView, QuestionView, RevealView
+
+
+def player(n: int | str) -> UserRef:
+    """Person `n` of the test team, with a display name."""
+    return UserRef("test", "T1", f"U{n}", f"Player {n}")
+
+
+def right_choice(view: QuestionView, bank: Bank) -> int:
+    """Which button is right in this round (options are shuffled per round)."""
+    question = bank.get(view.question_id)
+    assert question is not None
+    return [o.text for o in view.options].index(question.options[question.answer].en)
 
 
 @dataclass

@@ -36,13 +36,11 @@ class ZeroQuizClient(discord.Client):
         *,
         guild_id: int | None,
         sync_state: SyncState | None,
-        guild_ready_timeout: float = 2.0,
     ) -> None:
         super().__init__(
             intents=intents(),
             allowed_mentions=discord.AllowedMentions.none(),
             chunk_guilds_at_startup=False,
-            guild_ready_timeout=guild_ready_timeout,
         )
         self.handler = handler
         self.guild_id = guild_id
@@ -50,7 +48,7 @@ class ZeroQuizClient(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
         self.synced: bool | None = None
-        self.ready = asyncio.Event()
+        self.connected = asyncio.Event()
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(AnswerButton)
@@ -61,8 +59,13 @@ class ZeroQuizClient(discord.Client):
             self.tree, self.application_id, self.guild_id, self.sync_state
         )
 
-    async def on_ready(self) -> None:
-        self.ready.set()
+    async def on_connect(self) -> None:
+        """READY arrived: interactions flow from now on.
+
+        discord.py's `on_ready` fires `guild_ready_timeout` (2 s) after the last GUILD_CREATE, so
+        that its guild cache is complete; nothing here reads that cache, so start-up needn't wait.
+        """
+        self.connected.set()
 
     async def _on_tree_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError

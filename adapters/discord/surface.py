@@ -35,7 +35,6 @@ class DiscordSurface:
         config: DiscordConfig,
         runtime: Runtime,
         *,
-        guild_ready_timeout: float = 2.0,
         ready_timeout: float = READY_TIMEOUT,
     ) -> None:
         self.config = config
@@ -47,7 +46,6 @@ class DiscordSurface:
             Handler(runtime.quiz, self.gate),
             guild_id=config.guild_id,
             sync_state=SyncState(state_path) if state_path else None,
-            guild_ready_timeout=guild_ready_timeout,
         )
         self.port = DiscordPort(self.client, runtime.clock)
         runtime.quiz.add_port(self.port)
@@ -55,10 +53,10 @@ class DiscordSurface:
         self._restore: Callable[[], None] | None = None
 
     async def start(self) -> None:
-        """Log in, sync commands if needed and connect; returns once ready (never blocks on run)."""
+        """Log in, sync commands if needed, connect; returns once connected (never blocks)."""
         self._restore = point_at(self.config.api_url, self.config.gateway_url)
         self._task = asyncio.create_task(self.client.start(self.config.token), name="discord")
-        ready = asyncio.create_task(self.client.ready.wait())
+        ready = asyncio.create_task(self.client.connected.wait())
         done, _ = await asyncio.wait(
             {self._task, ready}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
         )
@@ -101,11 +99,9 @@ def _report_end(task: asyncio.Task[None]) -> None:
         log.error("the Discord connection ended: %r", task.exception())
 
 
-def surface_from_env(
-    env: Mapping[str, str], runtime: Runtime, *, guild_ready_timeout: float = 2.0
-) -> DiscordSurface | None:
+def surface_from_env(env: Mapping[str, str], runtime: Runtime) -> DiscordSurface | None:
     """None if DISCORD_TOKEN is unset; ConfigError naming any malformed variable."""
     config = config_from_env(env)
     if config is None:
         return None
-    return DiscordSurface(config, runtime, guild_ready_timeout=guild_ready_timeout)
+    return DiscordSurface(config, runtime)

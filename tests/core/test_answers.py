@@ -7,17 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import CHANNEL
-from helpers import RecordingPort
+from helpers import RecordingPort, player, right_choice
 
 from bot.bank import Bank
 from bot.clock import FakeClock
-from bot.model import UserRef
 from bot.quiz import Quiz
 from bot.storage import Store
-
-
-def user(n: int | str) -> UserRef:
-    return UserRef("test", "T1", f"U{n}", f"Player {n}")
 
 
 async def answer_rows(store: Store, round_id: int) -> int:
@@ -29,11 +24,11 @@ async def test_first_answer_is_final_and_explained(quiz: Quiz, bank: Bank) -> No
     assert view is not None
     question = bank.get(view.question_id)
     assert question is not None
-    first = await quiz.answer(view.round_id, user(1), 0)
+    first = await quiz.answer(view.round_id, player(1), 0)
     assert first.status in ("correct", "wrong")
     assert first.explanation == question.explanation.en
     assert first.correct_letter is not None
-    again = await quiz.answer(view.round_id, user(1), 1)
+    again = await quiz.answer(view.round_id, player(1), 1)
     assert again.status == "already"
     assert again.chosen_letter == "A"
     assert "already answered A" in again.headline
@@ -43,14 +38,11 @@ async def test_first_answer_is_final_and_explained(quiz: Quiz, bank: Bank) -> No
 async def test_correct_letter_follows_the_round_shuffle(quiz: Quiz, bank: Bank) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
-    question = bank.get(view.question_id)
-    assert question is not None
-    right_text = question.options[question.answer].en
-    right_index = [o.text for o in view.options].index(right_text)
-    fb = await quiz.answer(view.round_id, user("r"), right_index)
+    right_index = right_choice(view, bank)
+    fb = await quiz.answer(view.round_id, player("r"), right_index)
     assert fb.status == "correct" and fb.points == 10
     wrong_index = (right_index + 1) % len(view.options)
-    fb2 = await quiz.answer(view.round_id, user("w"), wrong_index)
+    fb2 = await quiz.answer(view.round_id, player("w"), wrong_index)
     assert fb2.status == "wrong" and fb2.points == 0
     assert fb2.correct_letter == view.options[right_index].letter
 
@@ -59,7 +51,7 @@ async def test_200_users_concurrently_record_200_answers(quiz: Quiz) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     results = await asyncio.gather(
-        *(quiz.answer(view.round_id, user(i), i % 4) for i in range(200))
+        *(quiz.answer(view.round_id, player(i), i % 4) for i in range(200))
     )
     assert all(r.recorded for r in results)
     assert await answer_rows(quiz.store, view.round_id) == 200
@@ -68,7 +60,9 @@ async def test_200_users_concurrently_record_200_answers(quiz: Quiz) -> None:
 async def test_same_user_twenty_concurrent_clicks_record_one(quiz: Quiz) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
-    results = await asyncio.gather(*(quiz.answer(view.round_id, user(1), i % 4) for i in range(20)))
+    results = await asyncio.gather(
+        *(quiz.answer(view.round_id, player(1), i % 4) for i in range(20))
+    )
     assert sum(r.recorded for r in results) == 1
     assert sum(r.status == "already" for r in results) == 19
     assert await answer_rows(quiz.store, view.round_id) == 1
@@ -85,7 +79,8 @@ async def test_two_processes_worth_of_connections_cannot_double_count(
         view = await quiz_a.start_round(CHANNEL)
         assert view is not None
         clicks = [
-            (quiz_a if i % 2 else quiz_b).answer(view.round_id, user(i // 2), 0) for i in range(100)
+            (quiz_a if i % 2 else quiz_b).answer(view.round_id, player(i // 2), 0)
+            for i in range(100)
         ]
         results = await asyncio.gather(*clicks)
         assert sum(r.recorded for r in results) == 50
@@ -98,14 +93,14 @@ async def test_two_processes_worth_of_connections_cannot_double_count(
 async def test_answers_after_close_record_nothing(quiz: Quiz, port: RecordingPort) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
-    await quiz.answer(view.round_id, user(1), 0)
+    await quiz.answer(view.round_id, player(1), 0)
     assert await quiz.close_round(view.round_id, "admin") is not None
-    late = await asyncio.gather(*(quiz.answer(view.round_id, user(i), 1) for i in range(2, 30)))
+    late = await asyncio.gather(*(quiz.answer(view.round_id, player(i), 1) for i in range(2, 30)))
     assert {r.status for r in late} == {"closed"}
     assert "closed" in late[0].headline
     assert await answer_rows(quiz.store, view.round_id) == 1
     # An earlier answerer clicking again after close is told they already answered.
-    assert (await quiz.answer(view.round_id, user(1), 2)).status == "already"
+    assert (await quiz.answer(view.round_id, player(1), 2)).status == "already"
 
 
 async def test_answer_after_deadline_but_before_close_is_refused(
@@ -114,15 +109,15 @@ async def test_answer_after_deadline_but_before_close_is_refused(
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     await clock.advance(to=view.closes_at)
-    assert (await quiz.answer(view.round_id, user(1), 0)).status == "closed"
+    assert (await quiz.answer(view.round_id, player(1), 0)).status == "closed"
     assert await answer_rows(quiz.store, view.round_id) == 0
 
 
 async def test_unknown_round_and_bad_option(quiz: Quiz) -> None:
-    assert (await quiz.answer(9999, user(1), 0)).status == "unknown"
+    assert (await quiz.answer(9999, player(1), 0)).status == "unknown"
     view = await quiz.start_round(CHANNEL)
     assert view is not None
-    assert (await quiz.answer(view.round_id, user(1), 7)).status == "unknown"
+    assert (await quiz.answer(view.round_id, player(1), 7)).status == "unknown"
     assert await answer_rows(quiz.store, view.round_id) == 0
 
 
@@ -130,16 +125,16 @@ async def test_returning_players_are_held_to_the_same_rules(quiz: Quiz) -> None:
     """A known player's click takes the one-statement path; the database still decides."""
     first = await quiz.start_round(CHANNEL)
     assert first is not None
-    await quiz.answer(first.round_id, user(1), 0)  # now a known player
+    await quiz.answer(first.round_id, player(1), 0)  # now a known player
     second = await quiz.start_round(CHANNEL)
     assert second is not None
     clicks = await asyncio.gather(
-        *(quiz.answer(second.round_id, user(1), i % 4) for i in range(20))
+        *(quiz.answer(second.round_id, player(1), i % 4) for i in range(20))
     )
     assert sum(c.recorded for c in clicks) == 1
     assert await answer_rows(quiz.store, second.round_id) == 1
     third = await quiz.start_round(CHANNEL)
     assert third is not None
     await quiz.close_round(third.round_id, "admin")
-    assert (await quiz.answer(third.round_id, user(1), 0)).status == "closed"
+    assert (await quiz.answer(third.round_id, player(1), 0)).status == "closed"
     assert await answer_rows(quiz.store, third.round_id) == 0

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import CHANNEL
-from helpers import RecordingPort
+from helpers import RecordingPort, right_choice
 
 from bot.app import add_daily, build_quiz
 from bot.bank import Bank
@@ -335,9 +335,7 @@ async def test_reveal_mentions_daily_streaks(stack: Stack, clock: FakeClock, ban
     for day in range(3):
         await walk(stack, clock, datetime(2026, 1, 5 + day, 9, 0, tzinfo=UTC), timedelta(hours=1))
         view = stack.port.posted[-1][1]
-        question = bank.get(view.question_id)
-        assert question is not None
-        right = [o.text for o in view.options].index(question.options[question.answer].en)
+        right = right_choice(view, bank)
         await stack.quiz.answer(view.round_id, UserRef("test", "T1", "U1", "Sari"), right)
         if day != 1:
             await stack.quiz.answer(view.round_id, UserRef("test", "T1", "U2", "Budi"), right)

@@ -5,24 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 from conftest import CHANNEL
-from helpers import RecordingPort
+from helpers import RecordingPort, player, right_choice
 
 from bot.bank import Bank
 from bot.clock import FakeClock
-from bot.model import ChannelRef, UserRef
+from bot.model import ChannelRef
 from bot.quiz import Quiz
 from bot.shuffle import permutation
 from bot.views import NoticeView, QuestionView
-
-
-def user(n: int) -> UserRef:
-    return UserRef("test", "T1", f"U{n}", f"Player {n}")
-
-
-def right_index(view: QuestionView, bank: Bank) -> int:
-    question = bank.get(view.question_id)
-    assert question is not None
-    return [o.text for o in view.options].index(question.options[question.answer].en)
 
 
 async def test_reveal_shows_answer_spread_and_fastest(
@@ -30,14 +20,14 @@ async def test_reveal_shows_answer_spread_and_fastest(
 ) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None and port.posted[0][1] == view
-    ok = right_index(view, bank)
+    ok = right_choice(view, bank)
     wrong = (ok + 1) % len(view.options)
     await clock.advance(3)
-    await quiz.answer(view.round_id, user(1), wrong)
+    await quiz.answer(view.round_id, player(1), wrong)
     await clock.advance(2)
-    await quiz.answer(view.round_id, user(2), ok)  # first correct, 5 s after opening
+    await quiz.answer(view.round_id, player(2), ok)  # first correct, 5 s after opening
     await clock.advance(4)
-    await quiz.answer(view.round_id, user(3), ok)
+    await quiz.answer(view.round_id, player(3), ok)
     reveal = await quiz.close_round(view.round_id, "admin")
     assert reveal is not None
     assert port.reveals == [(f"msg-{view.round_id}", reveal)]
@@ -61,7 +51,7 @@ async def test_option_order_is_shuffled_per_round_from_stored_seed(quiz: Quiz, b
     for _ in range(12):
         view = await quiz.start_round(CHANNEL)
         assert view is not None
-        positions.add(right_index(view, bank))
+        positions.add(right_choice(view, bank))
         row = await quiz.round_row(view.round_id)
         assert row is not None
         question = bank.get(view.question_id)
@@ -93,7 +83,7 @@ async def test_channel_language_is_used_for_views(quiz: Quiz, bank: Bank) -> Non
     question = bank.get(view.question_id)
     assert question is not None
     assert view.prompt == question.prompt.id
-    fb = await quiz.answer(view.round_id, user(1), 0)
+    fb = await quiz.answer(view.round_id, player(1), 0)
     assert fb.explanation == question.explanation.id
     assert fb.headline.startswith(("✅ Benar", "❌ Belum tepat"))
 
@@ -108,9 +98,9 @@ async def test_run_moves_on_and_posts_standings(
     for n in range(3):
         view = port.posted[-1][1]
         assert view.title.endswith(f"{n + 1}/3")
-        await quiz.answer(view.round_id, user(1), right_index(view, bank))
+        await quiz.answer(view.round_id, player(1), right_choice(view, bank))
         if n < 2:
-            await quiz.answer(view.round_id, user(2), right_index(view, bank))
+            await quiz.answer(view.round_id, player(2), right_choice(view, bank))
         await quiz.close_round(view.round_id, "admin")
     assert len(port.posted) == 3 and len(port.reveals) == 3
     assert len({v.question_id for _, v in port.posted}) == 3

@@ -5,32 +5,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from conftest import CHANNEL
+from helpers import player, right_choice
 
 from bot.bank import Bank
 from bot.clock import FakeClock
-from bot.model import TeamRef, UserRef
+from bot.model import TeamRef
 from bot.quiz import Quiz
-from bot.views import QuestionView
 
 TEAM = TeamRef("test", "T1")
-
-
-def user(n: int) -> UserRef:
-    return UserRef("test", "T1", f"U{n}", f"Player {n}")
-
-
-def right(view: QuestionView, bank: Bank) -> int:
-    q = bank.get(view.question_id)
-    assert q is not None
-    return [o.text for o in view.options].index(q.options[q.answer].en)
 
 
 async def play_round(quiz: Quiz, bank: Bank, answers: dict[int, bool]) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
-    ok = right(view, bank)
+    ok = right_choice(view, bank)
     for n, correct in answers.items():
-        await quiz.answer(view.round_id, user(n), ok if correct else (ok + 1) % len(view.options))
+        await quiz.answer(view.round_id, player(n), ok if correct else (ok + 1) % len(view.options))
     await quiz.close_round(view.round_id, "admin")
 
 
@@ -44,7 +34,7 @@ async def test_leaderboard_periods_follow_team_time_zone(
     # Sunday 17:30 UTC = Monday 00:30 in Jakarta: this week
     await clock.advance(to=datetime(2026, 3, 1, 17, 30, tzinfo=UTC))
     await play_round(quiz, bank, {2: True, 1: False})
-    week = await quiz.leaderboard(TEAM, "week", lang="en", user=user(1))
+    week = await quiz.leaderboard(TEAM, "week", lang="en", user=player(1))
     assert [(r.name, r.points) for r in week.rows] == [("Player 2", 10), ("Player 1", 0)]
     assert week.me is not None and week.me.rank == 2
     month = await quiz.leaderboard(TEAM, "month", lang="en")
@@ -52,7 +42,7 @@ async def test_leaderboard_periods_follow_team_time_zone(
         ("Player 2", 10, 1),
         ("Player 1", 10, 2),
     ]  # same points: fewer answers (better accuracy) ranks first
-    everything = await quiz.leaderboard(TEAM, "all", lang="en", user=user(9))
+    everything = await quiz.leaderboard(TEAM, "all", lang="en", user=player(9))
     assert everything.me is None and everything.me_line == "You have no score for all time yet."
     assert everything.lines[0] == "1. Player 2 · 10 pts · 1 right"
 
@@ -73,10 +63,10 @@ async def test_ties_are_broken_by_who_got_there_first(
 ) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
-    ok = right(view, bank)
-    await quiz.answer(view.round_id, user(3), ok)
+    ok = right_choice(view, bank)
+    await quiz.answer(view.round_id, player(3), ok)
     await clock.advance(1)
-    await quiz.answer(view.round_id, user(1), ok)
+    await quiz.answer(view.round_id, player(1), ok)
     board = await quiz.leaderboard(TEAM, "all", lang="en")
     assert [r.name for r in board.rows] == ["Player 3", "Player 1"]
     assert [r.rank for r in board.rows] == [1, 2]
@@ -84,7 +74,7 @@ async def test_ties_are_broken_by_who_got_there_first(
 
 async def test_leaderboard_top_n_and_own_rank(quiz: Quiz, bank: Bank) -> None:
     await play_round(quiz, bank, {n: n % 3 != 0 for n in range(15)})
-    board = await quiz.leaderboard(TEAM, "all", lang="en", user=user(0), limit=5)
+    board = await quiz.leaderboard(TEAM, "all", lang="en", user=player(0), limit=5)
     assert len(board.rows) == 5
     assert board.me is not None and board.me.rank > 5 and board.me.points == 0
 
@@ -92,10 +82,10 @@ async def test_leaderboard_top_n_and_own_rank(quiz: Quiz, bank: Bank) -> None:
 async def test_stats_count_accuracy_and_streaks(quiz: Quiz, bank: Bank) -> None:
     for correct in (True, True, True, False, True, True):
         await play_round(quiz, bank, {1: correct})
-    stats = await quiz.stats(user(1), lang="en")
+    stats = await quiz.stats(player(1), lang="en")
     assert (stats.answered, stats.correct, stats.points) == (6, 5, 50)
     assert (stats.current_streak, stats.best_streak) == (2, 3)
     assert round(stats.accuracy, 3) == round(5 / 6, 3)
     assert ("Accuracy", "83%") in stats.lines
-    empty = await quiz.stats(user(99), lang="id")
+    empty = await quiz.stats(player(99), lang="id")
     assert empty.answered == 0 and empty.lines[0] == ("Dijawab", "0")
