@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 from helpers import RecordingPort
+from hypothesis import HealthCheck, settings
 
 from bot.app import build_quiz
 from bot.bank import Bank, load_bank
@@ -18,6 +20,14 @@ from bot.quiz import Quiz
 from bot.storage import Store
 
 pytest_plugins = ["fake_slack", "fake_discord"]
+
+# Property tests: explore freely on a developer's machine; in CI the same examples every run (a
+# failure there is reproducible, never a coin toss), and no per-example deadline on a shared box.
+settings.register_profile(
+    "dev", deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+settings.register_profile("ci", parent=settings.get_profile("dev"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 CHANNEL = ChannelRef("test", "T1", "C1")
 
