@@ -53,8 +53,9 @@ class ChatPort(Protocol):
     ) -> str | None:
         """Post a question; return an opaque message reference for later edits.
 
-        `dedupe_key` is stable across retries of one daily posting: a platform that can drop a
-        repeated send (Discord's nonce with enforce_nonce) should pass it on.
+        `dedupe_key` is the same for every try of one round's post (a retry, or a re-post after a
+        crash before the reference was saved): a platform that can drop a repeated send
+        (Discord's nonce with enforce_nonce) should pass it on.
         """
         ...
 

@@ -1,7 +1,8 @@
 """Delivering a closed round's reveal: the question message becomes its answer, once.
 
 The database's `revealed_at` is the truth; a platform failure is retried with backoff (in memory,
-and again by the first pass after a restart), and answers are never touched by it.
+and again by the first pass after a restart), and answers are never touched by it. A failure
+tells the scheduler, whose next wake then includes the retry time, however the round was closed.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Reveals:
             if attempts < REVEAL_ATTEMPTS:
                 retry_at = self.rounds.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
                 self._failures[round_id] = (attempts, retry_at)
+                self.rounds.notify_changed()  # a sleeping scheduler wakes at the retry time
                 return view
             log.error("giving up on the reveal of round %s", round_id)
         self._failures.pop(round_id, None)

@@ -21,6 +21,7 @@ from bot.clock import Clock
 from bot.delivery import Delivery
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
+from bot.periods import to_ms
 from bot.ports import Refused, Unavailable
 from bot.selection import choose_question
 from bot.storage import AnswerRequest, CloseReason, RoundKind, RoundRecord, Store
@@ -31,6 +32,11 @@ log = logging.getLogger(__name__)
 POINTS_PER_CORRECT = 10
 ROUND_CACHE_SIZE = 1024
 DEFAULT_WINDOW = timedelta(minutes=10)
+
+
+def post_key(row: RoundRecord) -> str:
+    """Stable for one round, distinct across rounds and databases: kind, id, opening instant."""
+    return f"zq{row.kind[0]}{row.id}t{to_ms(row.opened_at)}"
 
 
 class Rounds:
@@ -132,9 +138,13 @@ class Rounds:
                 run_index=run[1] if run else None,
             )
 
-    async def post_round(self, row: RoundRecord, dedupe_key: str | None = None) -> QuestionView:
+    async def post_round(self, row: RoundRecord) -> QuestionView:
         """Post an opened round. Refused: close it unseen, so nobody answers or is shown the
-        answer to a question that never appeared. Unavailable: leave it open to be posted later."""
+        answer to a question that never appeared. Unavailable: leave it open to be posted later.
+
+        Every try of one round carries the same dedupe key, so after a crash between the post and
+        saving its reference a platform that honours the key (Discord's enforced nonce) returns
+        the message already posted instead of showing the question twice."""
         question = self.bank.get(row.question_id)
         assert question is not None
         view = presenter.question_view(row, question, 0)
@@ -142,7 +152,7 @@ class Rounds:
             current = await self.store.rounds.get(row.id)
             if current is None or current.posted_at is not None or current.closed_at is not None:
                 return view  # posted meanwhile (a retry that raced this one), or closed
-            result = await self.delivery.post_question(row, view, dedupe_key)
+            result = await self.delivery.post_question(row, view, post_key(row))
             if result.outcome == "posted":
                 await self.store.rounds.mark_posted(row.id, self.now(), result.ref)
             elif result.outcome == "refused":

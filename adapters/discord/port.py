@@ -82,7 +82,8 @@ class DiscordPort:
     async def post_question(
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
     ) -> str | None:
-        """Post with the dedupe key as nonce (enforced), so a retried daily post is dropped."""
+        """Post with the dedupe key as nonce (enforced): Discord returns the message a lost
+        answer or a crash left unrecorded, instead of posting the question twice."""
         self._require_ready()
         # Without a key discord.py picks a random nonce; with one, Discord drops a repeat.
         nonce = nonce_for(dedupe_key) if dedupe_key else secrets.randbits(63)

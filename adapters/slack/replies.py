@@ -1,46 +1,94 @@
 """Private replies through a request's response_url, on the app's shared HTTP session.
 
 Bolt's `respond` opens a new HTTP session for every reply; under a burst that is hundreds of
-sessions and TLS handshakes at once. This sends the same JSON through one pooled session, with
-slack_sdk's connection-error retries.
+sessions and TLS handshakes at once. This sends the same JSON through one pooled session.
+
+A reply that fails in passing (a dropped connection, a timeout, HTTP 429 or 5xx) is the verdict a
+person is waiting for, and its answer is recorded already: it is sent again in the background on
+the injected clock, at most `MAX_USES` requests in all (Slack honours a response_url five times)
+and only while the URL is valid (30 minutes). The click's in-flight slot is released meanwhile,
+so an outage of response_url never blocks new clicks. A refusal (another 4xx) is not retried.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from datetime import datetime, timedelta
+from typing import Literal
 
 import aiohttp
-from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.render import SlackMessage
+from bot.clock import Clock
 
 log = logging.getLogger(__name__)
 
+URL_LIFETIME = timedelta(minutes=30)
+MAX_USES = 5
+# After the first try: how long to wait before each further one (4 more: 5 uses in all).
+BACKOFF = (timedelta(seconds=1), timedelta(seconds=5), timedelta(seconds=30), timedelta(minutes=3))
+Outcome = Literal["sent", "refused", "again"]
+MAX_WAITING = 2048  # replies waiting for a retry; beyond that a new failure is only logged
+
 
 class Replies:
-    def __init__(self, session: aiohttp.ClientSession) -> None:
+    def __init__(self, session: aiohttp.ClientSession, clock: Clock) -> None:
         self._session = session
-        self._retries: list[AsyncRetryHandler] = [
-            AsyncConnectionErrorRetryHandler(max_retry_count=2)
-        ]
+        self._clock = clock
+        self._waiting: set[asyncio.Task[None]] = set()
 
     async def send(self, response_url: str, message: SlackMessage) -> None:
-        """Send privately to the person; a failure is logged (the answer is recorded already)."""
-        client = AsyncWebhookClient(
-            url=response_url, session=self._session, retry_handlers=self._retries
-        )
+        """Send privately to the person; a passing failure is retried later, in the background."""
+        received = self._clock.now()
+        payload = {
+            "text": message.text,
+            "blocks": message.blocks,
+            "response_type": "ephemeral",
+            "replace_original": False,
+        }
+        if await self._try(response_url, payload) != "again":
+            return
+        if len(self._waiting) >= MAX_WAITING:
+            log.warning("private reply not delivered: too many replies waiting for a retry")
+            return
+        task = asyncio.create_task(self._retry(response_url, payload, received))
+        self._waiting.add(task)
+        task.add_done_callback(self._waiting.discard)
+
+    async def _retry(self, url: str, payload: dict[str, object], received: datetime) -> None:
+        for wait in BACKOFF:
+            at = self._clock.now() + wait
+            if at >= received + URL_LIFETIME:
+                break
+            await self._clock.sleep_until(at)
+            outcome = await self._try(url, payload)
+            if outcome != "again":
+                return
+        log.warning("private reply not delivered after %d tries", MAX_USES)
+
+    async def _try(self, url: str, payload: dict[str, object]) -> Outcome:
+        """One request: sent, refused (not worth another use of the URL), or again."""
+        client = AsyncWebhookClient(url=url, session=self._session)
         try:
-            response = await client.send_dict(
-                {
-                    "text": message.text,
-                    "blocks": message.blocks,
-                    "response_type": "ephemeral",
-                    "replace_original": False,
-                }
-            )
-            if response.status_code >= 400:
-                log.warning("private reply refused: HTTP %d", response.status_code)
-        except Exception as exc:
-            log.warning("private reply not delivered: %s", type(exc).__name__)
+            response = await client.send_dict(payload)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("private reply failed for now: %s", type(exc).__name__)
+            return "again"
+        status = response.status_code
+        if status == 429 or status >= 500:
+            log.warning("private reply failed for now: HTTP %d", status)
+            return "again"
+        if status >= 400:
+            log.warning("private reply refused: HTTP %d", status)
+            return "refused"
+        return "sent"
+
+    async def close(self) -> None:
+        """Drop the replies still waiting (the process is stopping); say how many."""
+        if self._waiting:
+            log.warning("%d private replies were still waiting for a retry", len(self._waiting))
+        for task in list(self._waiting):
+            task.cancel()
+        await asyncio.gather(*self._waiting, return_exceptions=True)

@@ -71,6 +71,7 @@ class SlackSurface:
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
         self._users: SlackUsers | None = None
+        self._replies: Replies | None = None
 
     async def start(self) -> None:
         try:
@@ -98,7 +99,8 @@ class SlackSurface:
         )
         self._users = SlackUsers(client, self.config.admins)
         assert self._session is not None
-        handlers = SlackHandlers(quiz, self._users, self.inflight, Replies(self._session))
+        self._replies = Replies(self._session, self.runtime.clock)
+        handlers = SlackHandlers(quiz, self._users, self.inflight, self._replies)
         handlers.register(self.app)
         if self.config.app_token is not None:
             await self._connect_socket(client, self.app, self.config.app_token)
@@ -130,6 +132,9 @@ class SlackSurface:
         if self._users is not None:
             await self._users.close()
             self._users = None
+        if self._replies is not None:
+            await self._replies.close()
+            self._replies = None
         if self._session is not None:
             await self._session.close()
             self._session = None

@@ -1,7 +1,8 @@
 """The Web API client and what its errors mean to the person who typed the command.
 
-Rate limits (HTTP 429) and dropped connections are retried by slack_sdk's retry handlers; any error
-left after that becomes a DeliveryError whose reason says how to fix it.
+Rate limits (HTTP 429), server errors (HTTP 5xx) and dropped connections are retried by
+slack_sdk's retry handlers; any error left after that becomes a DeliveryError whose reason says how
+to fix it (passing ones are tried again later by the core).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -43,7 +45,7 @@ _REASONS: dict[str, str] = {
 def build_client(
     token: str, base_url: str, session: aiohttp.ClientSession | None = None
 ) -> AsyncWebClient:
-    """One client for the app: shared connection pool, retries on 429 and connection errors."""
+    """One client for the app: shared connection pool, retries on 429, 5xx and connection errors."""
     return AsyncWebClient(
         token=token,
         base_url=base_url,
@@ -52,6 +54,7 @@ def build_client(
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
             AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
         ],
     )
 

@@ -3,7 +3,7 @@
 Exactly once: a posting is claimed in the database (unique per schedule and local date) in the same
 transaction that opens its round, before anything is sent, and marked posted after. A claim that a
 crashed process left unfinished is taken over (compare-and-swap on its token) once its lease runs
-out, and re-sent with the same dedupe key, which Discord uses as a nonce to drop a repeat.
+out, and re-sent with its round's dedupe key, which Discord uses as a nonce to drop a repeat.
 """
 
 from __future__ import annotations
@@ -196,11 +196,10 @@ class DailySchedules:
                 schedule.id, day, token, "failed", detail="expired unsent"
             )
             return
-        key = f"zqd{schedule.id}d{day.strftime('%Y%m%d')}"
         detail: str | None = None
         status: PostingStatus
         try:
-            await self.rounds.post_round(row, dedupe_key=key)
+            await self.rounds.post_round(row)
         except Refused as exc:
             status = "failed"
             detail = exc.reason
