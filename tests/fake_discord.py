@@ -131,6 +131,11 @@ class FakeDiscord:
     refused_edits: int = 0
     hold_callbacks: asyncio.Event | None = None
     post_failures: list[int] = field(default_factory=list)  # statuses for the next message posts
+    # By route ("post", "edit", "callback"): what the next calls meet. A status is answered
+    # instead of doing the work; "cut" does the work, then cuts the connection before answering
+    # (the bot can't know whether it happened: the case a nonce is for).
+    faults: dict[str, list[int | str]] = field(default_factory=dict)
+    delay: float = 0.0  # seconds each of those routes takes (a slow Discord)
     sent_at: dict[str, float] = field(default_factory=dict)  # interaction token -> event sent
     answered_at: dict[str, float] = field(default_factory=dict)  # -> first callback arrived
     url: str = ""
@@ -213,6 +218,23 @@ class FakeDiscord:
         self.calls.append(Call(request.method, request.path, body))
         return body
 
+    async def _fault(self, route: str, request: web.Request) -> web.Response | None:
+        """The answer of an injected fault, or None to go on (and maybe cut afterwards)."""
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        queue = self.faults.get(route)
+        if not queue or queue[0] == "cut":
+            return None
+        status = int(queue.pop(0))
+        return self._json({"code": 0, "message": "Discord is having trouble"}, status)
+
+    def _cut(self, route: str, request: web.Request, response: web.Response) -> web.Response:
+        queue = self.faults.get(route)
+        if queue and queue[0] == "cut" and request.transport is not None:
+            queue.pop(0)
+            request.transport.close()  # the work is done; its answer never arrives
+        return response
+
     def _authorized(self, request: web.Request) -> bool:
         return request.headers.get("Authorization") == f"Bot {self.token}"
 
@@ -266,6 +288,8 @@ class FakeDiscord:
             status = self.post_failures.pop(0)
             code, text = (50013, "Missing Permissions") if status == 403 else (0, "Unavailable")
             return self._json({"code": code, "message": text}, status)
+        if (faulty := await self._fault("post", request)) is not None:
+            return faulty
         nonce = body.get("nonce") if body.get("enforce_nonce") else None
         if nonce is not None and nonce in self._nonces:  # Discord drops a repeat, returns the first
             return self._json(self.messages[self._nonces[nonce]])
@@ -273,13 +297,15 @@ class FakeDiscord:
         self.posted.append(int(message["id"]))
         if nonce is not None:
             self._nonces[nonce] = int(message["id"])
-        return self._json(message)
+        return self._cut("post", request, self._json(message))
 
     async def edit_message(self, request: web.Request) -> web.Response:
         body = await self._read(request)
         path = "/channels/{channel_id}/messages/{message_id}"
         if (bad := self._check(request, body, path, "patch")) is not None:
             return bad
+        if (faulty := await self._fault("edit", request)) is not None:
+            return faulty
         message = self.messages.get(int(request.match_info["message"]))
         if message is None:
             return self._json({"message": "Unknown Message", "code": 10008}, 404)
@@ -302,6 +328,8 @@ class FakeDiscord:
         token = request.match_info["token"]
         kind = body["type"]
         data = body.get("data") or {}
+        if (faulty := await self._fault("callback", request)) is not None:
+            return faulty
         self.responses.setdefault(token, []).append(body)
         self.answered_at.setdefault(token, time.monotonic())
         if self.hold_callbacks is not None:  # a slow Discord: the bot waits for this answer

@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 import aiohttp
 import pytest
 from aiohttp import WSMsgType, web
+from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
 from slack_sdk.signature import SignatureVerifier
 
 from adapters.runtime import Runtime
@@ -38,6 +39,8 @@ APP_TOKEN = "xapp-zeroquiz-test"
 TEAM = "T0TEAM"
 CHANNEL = "C0QUIZ"
 POLL_DEADLINE = 10.0
+# slack_sdk's retry handlers, with its backoff shortened: a test's retries don't sleep for real.
+QUICK_RETRIES = FixedValueRetryIntervalCalculator(0.01)
 
 
 @dataclass
@@ -56,7 +59,13 @@ class FakeSlack:
     errors: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     rate_limits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     drops: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # cut connections
+    # HTTP statuses (500, 502, 503...) the next calls of a method answer with, before doing it.
+    server_errors: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    # What the next response_url requests meet: an HTTP status, or "reset" (connection cut).
+    respond_faults: list[int | str] = field(default_factory=list)
+    delay: float = 0.0  # seconds every Web API call and response_url request takes (a slow Slack)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    respond_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # per key
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
     reply_gate: asyncio.Event | None = None  # when set up, private replies wait until it opens
     base: str = ""
@@ -129,6 +138,11 @@ class FakeSlack:
         if isinstance(args.get("blocks"), str):
             args["blocks"] = json.loads(args["blocks"])
         self.calls.append(Call(method, args))
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self.server_errors[method]:
+            status = self.server_errors[method].pop(0)
+            return web.Response(status=status, text="upstream trouble")  # not Slack's JSON
         if self.drops[method] > 0 and request.transport is not None:
             self.drops[method] -= 1
             request.transport.close()  # the client sees the connection drop mid-request
@@ -168,7 +182,18 @@ class FakeSlack:
     async def _respond(self, request: web.Request) -> web.Response:
         if self.reply_gate is not None:
             await self.reply_gate.wait()
-        self.replies[request.match_info["key"]].append(await request.json())
+        body = await request.json()
+        key = request.match_info["key"]
+        self.respond_calls[key] += 1
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self.respond_faults:
+            fault = self.respond_faults.pop(0)
+            if fault == "reset" and request.transport is not None:
+                request.transport.close()
+                return web.Response()
+            return web.Response(status=int(fault), text="try again")
+        self.replies[key].append(body)
         return web.Response(text="ok")
 
     # -- Socket Mode ------------------------------------------------------------------------------
@@ -256,6 +281,17 @@ def texts(blocks: list[dict[str, Any]]) -> list[str]:
 
 def shown(blocks: list[dict[str, Any]]) -> str:
     return "\n".join(texts(blocks))
+
+
+def is_reveal(blocks: list[dict[str, Any]]) -> bool:
+    """Buttons gone, explanation shown."""
+    return all(b["type"] != "actions" for b in blocks) and "*Why:*" in shown(blocks)
+
+
+def verdict_for(letter: str, blocks: list[dict[str, Any]]) -> bool:
+    """A private verdict on a first answer `letter`, right or wrong."""
+    text = shown(blocks)
+    return f"you chose {letter}." in text or f"Correct! The answer is {letter})" in text
 
 
 # -- requests as Slack signs them ------------------------------------------------------------------
@@ -388,7 +424,7 @@ async def open_harness(
     config = load_config(env)
     assert config is not None
     runtime = await Runtime.open(db_path, bank, clock, random.Random(11))
-    surface = SlackSurface(config, runtime, host="127.0.0.1", port=0)
+    surface = SlackSurface(config, runtime, host="127.0.0.1", port=0, backoff=QUICK_RETRIES)
     runtime.start()
     # As in `zeroquiz serve` against the real Slack: the scheduler's first pass ends before the
     # surface is up, so the surface itself must get Slack's overdue rounds handled.

@@ -15,6 +15,8 @@ import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.handler import default_interval_calculator
+from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inflight import InFlight
@@ -60,8 +62,17 @@ def surface_from_env(
 class SlackSurface:
     name = "slack"
 
-    def __init__(self, config: SlackConfig, runtime: Runtime, *, host: str, port: int) -> None:
+    def __init__(
+        self,
+        config: SlackConfig,
+        runtime: Runtime,
+        *,
+        host: str,
+        port: int,
+        backoff: RetryIntervalCalculator = default_interval_calculator,
+    ) -> None:
         self.config = config
+        self.backoff = backoff  # between slack_sdk's retries (tests shorten the real waits)
         self.runtime = runtime
         self.host = host
         self.port = port
@@ -82,7 +93,9 @@ class SlackSurface:
 
     async def _start(self) -> None:
         self._session = aiohttp.ClientSession()
-        client = build_client(self.config.bot_token, self.config.api_url, self._session)
+        client = build_client(
+            self.config.bot_token, self.config.api_url, self._session, backoff=self.backoff
+        )
         await self._check_token(client)
         quiz = self.runtime.quiz
         quiz.add_port(SlackPort(client, quiz.channel_lang))

@@ -14,6 +14,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.handler import default_interval_calculator
+from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.i18n import t
@@ -43,7 +45,11 @@ _REASONS: dict[str, str] = {
 
 
 def build_client(
-    token: str, base_url: str, session: aiohttp.ClientSession | None = None
+    token: str,
+    base_url: str,
+    session: aiohttp.ClientSession | None = None,
+    *,
+    backoff: RetryIntervalCalculator = default_interval_calculator,
 ) -> AsyncWebClient:
     """One client for the app: shared connection pool, retries on 429, 5xx and connection errors."""
     return AsyncWebClient(
@@ -52,9 +58,9 @@ def build_client(
         session=session,
         timeout=TIMEOUT_SECONDS,
         retry_handlers=[
-            AsyncConnectionErrorRetryHandler(max_retry_count=2),
-            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
-            AsyncServerErrorRetryHandler(max_retry_count=2),
+            AsyncConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3, interval_calculator=backoff),
+            AsyncServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
         ],
     )
 

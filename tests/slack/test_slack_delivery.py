@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -12,6 +11,7 @@ from fake_slack import (
     CHANNEL,
     FakeSlack,
     SlackHarness,
+    is_reveal,
     shown,
 )
 
@@ -19,11 +19,6 @@ from adapters.slack.handlers import COMMAND
 from bot.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def is_reveal(blocks: list[dict[str, Any]]) -> bool:
-    """Buttons gone, explanation shown."""
-    return all(b["type"] != "actions" for b in blocks) and "*Why:*" in shown(blocks)
 
 
 async def test_failed_reveal_is_logged_retried_and_keeps_the_answers(

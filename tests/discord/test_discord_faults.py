@@ -1,0 +1,117 @@
+"""Discord failing on purpose, against the real discord.py client: server errors, a connection
+cut after Discord did the work, and a slow API. discord.py itself retries HTTP 500, 502, 504 and
+524 (after 1, 3, 5, 7 s) and waits out rate limits; it does not retry a 503 or a cut connection,
+which the port reports as passing, so the core tries again later. The question is posted once
+(its nonce makes a repeat return the first message), the reveal lands when its retry is due, and
+every verdict arrives once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from fake_discord import BotFactory, FakeDiscord, custom_ids, user
+from test_discord_flow import answers, latest_round, right_option, text_of
+
+from bot.reveals import REVEAL_RETRY
+
+
+def post_calls(fake: FakeDiscord) -> int:
+    """Requests to create a channel message (answered or not)."""
+    return sum(c.method == "POST" and c.path.endswith("/messages") for c in fake.calls)
+
+
+async def test_a_server_error_on_a_post_is_retried_by_discord_py_and_posts_once(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    await bots.start()
+    fake_discord.faults["post"] = [500]
+    reply = await fake_discord.reply_to(await fake_discord.slash("question"), timeout=10)
+    assert text_of(reply) == "Question posted."
+    assert len(fake_discord.posted) == 1
+
+
+async def test_a_post_whose_answer_was_lost_is_sent_again_and_shows_once(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    fake_discord.faults["post"] = ["cut"]  # Discord posted it; the bot never heard back
+    reply = await fake_discord.reply_to(await fake_discord.slash("question"), timeout=10)
+    assert "isn't answering right now" in text_of(reply)
+    assert len(fake_discord.posted) == 1  # already on screen, unknown to the bot
+    row = await latest_round(bot)
+    assert row.posted_at is None
+    await bots.clock.advance(15)  # the planned retry, with the same nonce
+    await fake_discord.wait_for(lambda: post_calls(fake_discord) == 2)
+    await bot.runtime.scheduler.caught_up()
+    row = await latest_round(bot)
+    assert row.posted_at is not None and row.message_ref is not None
+    assert row.message_ref.endswith(f":{fake_discord.posted[0]}")  # the first message, found
+    assert len(fake_discord.posted) == 1
+    mid = fake_discord.posted[0]
+    ids = custom_ids(fake_discord.messages[mid])
+    verdict = await fake_discord.reply_to(
+        await fake_discord.click(mid, ids[right_option(bot, row)], user(1))
+    )
+    assert text_of(verdict).startswith("✅ Correct!")
+    await bots.clock.advance(10 * 60)
+    await fake_discord.wait_for(lambda: fake_discord.messages[mid]["components"] == [])
+    assert len(fake_discord.posted) == 1  # the reveal replaced that one message
+
+
+async def test_a_failed_reveal_arrives_when_its_retry_is_due(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    reply = await fake_discord.reply_to(await fake_discord.slash("question"))
+    assert text_of(reply) == "Question posted."
+    mid = fake_discord.posted[0]
+    fake_discord.faults["edit"] = [503]  # not retried by discord.py
+    await bots.clock.advance(10 * 60)
+    await bot.runtime.scheduler.caught_up()
+    assert fake_discord.messages[mid]["components"]  # still the question
+    await bots.clock.advance(REVEAL_RETRY.total_seconds())  # only the planned wake reveals it
+    await fake_discord.wait_for(lambda: fake_discord.messages[mid]["components"] == [])
+    assert len(fake_discord.posted) == 1
+
+
+async def test_a_server_error_on_a_verdict_is_retried_within_the_three_seconds(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    await fake_discord.reply_to(await fake_discord.slash("question"))
+    mid = fake_discord.posted[0]
+    ids = custom_ids(fake_discord.messages[mid])
+    fake_discord.faults["callback"] = [500]
+    token = await fake_discord.click(mid, ids[0], user(2))
+    verdict = await fake_discord.reply_to(token, timeout=10)
+    assert "answer is" in text_of(verdict)
+    assert len(fake_discord.responses[token]) == 1
+    assert await answers(bot) == 1
+
+
+async def test_a_slow_discord_posts_once_answers_everyone_and_reveals_once(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    fake_discord.delay = 2.0  # posts, edits and interaction answers take two seconds each
+    began = time.monotonic()
+    asked = await fake_discord.slash("question")
+    await fake_discord.wait_for(lambda: len(fake_discord.posted) == 1, timeout=10)
+    mid = fake_discord.posted[0]
+    ids = custom_ids(fake_discord.messages[mid])
+    tokens = [await fake_discord.click(mid, ids[i], user(10 + i)) for i in range(2)]
+    for _ in range(500):  # recorded (their answers are on their slow way back)
+        if await answers(bot) == 2:
+            break
+        await asyncio.sleep(0.01)
+    await bots.clock.advance(10 * 60)
+    replies = await asyncio.gather(
+        *(fake_discord.reply_to(t, timeout=15) for t in [asked, *tokens])
+    )
+    assert text_of(replies[0]) == "Question posted."
+    assert all("answer is" in text_of(r) for r in replies[1:])
+    await fake_discord.wait_for(lambda: fake_discord.messages[mid]["components"] == [], 15)
+    assert len(fake_discord.posted) == 1 and await answers(bot) == 2
+    assert all(len(fake_discord.responses[t]) == 1 for t in tokens)
+    assert time.monotonic() - began >= 2 * fake_discord.delay
