@@ -133,8 +133,10 @@ class FakeDiscord:
     post_failures: list[int] = field(default_factory=list)  # statuses for the next message posts
     # By route ("post", "edit", "callback"): what the next calls meet. A status is answered
     # instead of doing the work; "cut" does the work, then cuts the connection before answering
-    # (the bot can't know whether it happened: the case a nonce is for).
+    # (the bot can't know whether it happened: the case a nonce is for); "hold" does the work and
+    # answers only once `released` is set (a test kills the bot meanwhile).
     faults: dict[str, list[int | str]] = field(default_factory=dict)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
     delay: float = 0.0  # seconds each of those routes takes (a slow Discord)
     sent_at: dict[str, float] = field(default_factory=dict)  # interaction token -> event sent
     answered_at: dict[str, float] = field(default_factory=dict)  # -> first callback arrived
@@ -223,14 +225,17 @@ class FakeDiscord:
         if self.delay:
             await asyncio.sleep(self.delay)
         queue = self.faults.get(route)
-        if not queue or queue[0] == "cut":
+        if not queue or queue[0] in ("cut", "hold"):
             return None
         status = int(queue.pop(0))
         return self._json({"code": 0, "message": "Discord is having trouble"}, status)
 
-    def _cut(self, route: str, request: web.Request, response: web.Response) -> web.Response:
+    async def _cut(self, route: str, request: web.Request, response: web.Response) -> web.Response:
         queue = self.faults.get(route)
-        if queue and queue[0] == "cut" and request.transport is not None:
+        if queue and queue[0] == "hold":
+            queue.pop(0)
+            await self.released.wait()
+        elif queue and queue[0] == "cut" and request.transport is not None:
             queue.pop(0)
             request.transport.close()  # the work is done; its answer never arrives
         return response
@@ -297,7 +302,7 @@ class FakeDiscord:
         self.posted.append(int(message["id"]))
         if nonce is not None:
             self._nonces[nonce] = int(message["id"])
-        return self._cut("post", request, self._json(message))
+        return await self._cut("post", request, self._json(message))
 
     async def edit_message(self, request: web.Request) -> web.Response:
         body = await self._read(request)

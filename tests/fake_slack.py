@@ -64,6 +64,10 @@ class FakeSlack:
     # What the next response_url requests meet: an HTTP status, or "reset" (connection cut).
     respond_faults: list[int | str] = field(default_factory=list)
     delay: float = 0.0  # seconds every Web API call and response_url request takes (a slow Slack)
+    # Calls of these methods do their work, then answer only once `released` is set (a test
+    # kills the app meanwhile: the work is done, the app never learns its result).
+    holds: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    released: asyncio.Event = field(default_factory=asyncio.Event)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
     respond_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # per key
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
@@ -157,7 +161,11 @@ class FakeSlack:
             return web.json_response({"ok": False, "error": "invalid_auth"})
         if self.errors[method]:
             return web.json_response({"ok": False, "error": self.errors[method].pop(0)})
-        return web.json_response(self._answer(method, args))
+        answer = self._answer(method, args)
+        if self.holds[method] > 0:
+            self.holds[method] -= 1
+            await self.released.wait()
+        return web.json_response(answer)
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":
