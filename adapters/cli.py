@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
-from bot.config import database_path
+from bot.config import database_path, is_default_location
 from bot.export import bank_to_data
 from bot.model import LANGS
-from bot.storage import DatabaseTooNewError, Store
+from bot.storage import StorageError, Store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,9 +81,10 @@ async def cmd_play(args: argparse.Namespace) -> int:
     except BankError as exc:
         print(exc, file=sys.stderr)
         return 1
+    path = database_path(args.db)
     try:
-        store = await Store.open(database_path(args.db))
-    except DatabaseTooNewError as exc:
+        store = await Store.open(path, create_parent=is_default_location(path))
+    except StorageError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return 2
     try:

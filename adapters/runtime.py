@@ -51,9 +51,16 @@ class Runtime:
 
     @classmethod
     async def open(
-        cls, db_path: str | Path, bank: Bank, clock: Clock, rng: random.Random
+        cls,
+        db_path: str | Path,
+        bank: Bank,
+        clock: Clock,
+        rng: random.Random,
+        *,
+        create_parent: bool = False,
     ) -> Runtime:
-        store = await Store.open(db_path)
+        """StorageError, one line naming the path and the problem, if the database is unusable."""
+        store = await Store.open(db_path, create_parent=create_parent)
         quiz = build_quiz(store, bank, clock, rng)
         daily = add_daily(quiz)
         scheduler = Scheduler(clock, quiz, daily)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from adapters.runtime import ConfigError, Runtime, Surface
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
-from bot.config import database_path
-from bot.storage import DatabaseTooNewError
+from bot.config import database_path, is_default_location
+from bot.storage import StorageError
 
 log = logging.getLogger("zeroquiz")
 
@@ -65,10 +65,13 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
     except ValueError:
         print("zeroquiz: ZEROQUIZ_HTTP_PORT must be a port number", file=sys.stderr)
         return 2
+    path = database_path(db)
     try:
         bank = load_bank()
-        runtime = await Runtime.open(database_path(db), bank, SystemClock(), random.Random())
-    except (BankError, DatabaseTooNewError) as exc:
+        runtime = await Runtime.open(
+            path, bank, SystemClock(), random.Random(), create_parent=is_default_location(path)
+        )
+    except (BankError, StorageError) as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return 2
     started: list[Surface] = []

@@ -4,7 +4,8 @@ Invariants live in the schema: one answer per round and player, inserted only wh
 open; one daily posting per schedule and local date; one round per run step.
 """
 
-from bot.storage.migrations import SCHEMA_VERSION, DatabaseTooNewError
+from bot.storage.errors import DatabaseTooNewError, DatabaseUnusable, StorageError
+from bot.storage.migrations import SCHEMA_VERSION
 from bot.storage.records import (
     AnswerOutcome,
     AnswerRequest,
@@ -25,6 +26,7 @@ __all__ = [
     "AnswerRequest",
     "CloseReason",
     "DatabaseTooNewError",
+    "DatabaseUnusable",
     "PostingRecord",
     "PostingStatus",
     "RoundKind",
@@ -32,5 +34,6 @@ __all__ = [
     "RunRecord",
     "ScheduleRecord",
     "StaleClaim",
+    "StorageError",
     "Store",
 ]

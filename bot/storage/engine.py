@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import aiosqlite
 
@@ -103,8 +104,6 @@ class Engine:
     async def open(cls, path: str | Path, *, readers: int = READERS) -> Engine:
         target = str(path)
         memory = target == ":memory:"
-        if not memory:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
         writer = await _connect(target)
         opened: list[aiosqlite.Connection] = [writer]
         try:
@@ -126,9 +125,18 @@ class Engine:
             raise
         return cls(target, writer, [Conn(c) for c in opened[1:]], checkpointer)
 
-    async def close(self) -> None:
+    async def check_writable(self) -> None:
+        """Take the write lock once and let it go, so a lock another process holds for longer
+        than the busy timeout, or a file SQLite could open only read-only, shows at start-up
+        instead of at the first answer."""
+        async with self._lock:
+            await self._writer.execute("BEGIN IMMEDIATE")
+            await self._writer.execute("ROLLBACK")
+
+    async def close(self, *, checkpoint: bool = True) -> None:
         """Close every connection; the WAL is checkpointed into the file first, so a stopped
-        bot leaves one self-contained database file."""
+        bot leaves one self-contained database file. Without `checkpoint` (start-up failed, maybe
+        because another process holds the lock) it doesn't wait for the lock once more."""
         if self._checkpoint is not None:
             await asyncio.gather(self._checkpoint, return_exceptions=True)
         async with self._lock:
@@ -137,8 +145,9 @@ class Engine:
             if self._checkpointer is not None:
                 await self._checkpointer._conn.close()
             # Another process may be reading: its own close checkpoints later.
-            with contextlib.suppress(sqlite3.Error):
-                await self._writer.fetchrow("PRAGMA wal_checkpoint(TRUNCATE)")
+            if checkpoint:
+                with contextlib.suppress(sqlite3.Error):
+                    await self._writer.fetchrow("PRAGMA wal_checkpoint(TRUNCATE)")
             await self._writer._conn.close()
 
     def _committed(self) -> None:
@@ -242,8 +251,19 @@ class Engine:
             yield self._writer
 
 
-async def _connect(target: str) -> aiosqlite.Connection:
-    conn = await aiosqlite.connect(target, isolation_level=None)
+@asynccontextmanager
+async def inspecting(path: str) -> AsyncIterator[Conn]:
+    """A connection to an existing file that only reads: it never creates the file and never
+    switches it to WAL, so a file refused after a look is left as it was."""
+    conn = await _connect(f"file:{quote(path)}?mode=rw", uri=True)
+    try:
+        yield Conn(conn)
+    finally:
+        await conn.close()
+
+
+async def _connect(target: str, *, uri: bool = False) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(target, isolation_level=None, uri=uri)
     try:
         conn.row_factory = sqlite3.Row
         await _pragma(conn, f"busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -14,10 +14,7 @@ from dataclasses import dataclass
 
 from bot.storage import totals
 from bot.storage.engine import Conn, Engine
-
-
-class DatabaseTooNewError(RuntimeError):
-    pass
+from bot.storage.errors import DatabaseTooNewError, DatabaseUnusable
 
 
 @dataclass(frozen=True)
@@ -176,15 +173,45 @@ async def _version(conn: Conn) -> int:
     return max(legacy, table)
 
 
+# Created by migration 1 and never dropped: every ZeroQuiz file from any release has them.
+OUR_TABLES = frozenset({"teams", "channels", "players", "rounds", "answers"})
+
+
+def _too_new(path: str, version: int) -> DatabaseTooNewError:
+    return DatabaseTooNewError(
+        path,
+        f"has schema version {version}, but this ZeroQuiz only knows up to {SCHEMA_VERSION}: "
+        "upgrade ZeroQuiz or point --db at another file",
+    )
+
+
+async def check_ours(conn: Conn, path: str) -> None:
+    """Refuse, before anything is written, a file that is another application's database (our
+    tables would be added to it) or one a newer ZeroQuiz wrote. A file without tables is new."""
+    tables = {
+        str(row[0])
+        for row in await conn.fetch(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
+    current = await _version(conn)
+    if tables and not (tables >= OUR_TABLES and current > 0):
+        raise DatabaseUnusable(
+            path,
+            f"is not a ZeroQuiz database (it has {len(tables)} table(s), but not ZeroQuiz's "
+            "and no ZeroQuiz schema version): ZeroQuiz won't add its tables to another "
+            "application's database; give the path of a new file",
+        )
+    if current > SCHEMA_VERSION:
+        raise _too_new(path, current)
+
+
 async def migrate(engine: Engine) -> None:
     """Bring the file to SCHEMA_VERSION, one transaction per step; refuse a newer file."""
     async with engine.raw() as conn:
         current = await _version(conn)
     if current > SCHEMA_VERSION:
-        raise DatabaseTooNewError(
-            f"database {engine.path} has schema version {current}, but this ZeroQuiz only "
-            f"knows up to {SCHEMA_VERSION}: upgrade ZeroQuiz or point --db at another file"
-        )
+        raise _too_new(engine.path, current)
     for step in MIGRATIONS:
         if step.version <= current:
             continue

@@ -14,9 +14,9 @@ from pathlib import Path
 from bot.storage.answers import AnswerWriter
 from bot.storage.daily import DailyStore
 from bot.storage.engine import Engine
-from bot.storage.migrations import migrate
 from bot.storage.rounds import Rounds
 from bot.storage.scores import Scores
+from bot.storage.startup import open_engine
 from bot.storage.teams import Teams
 
 
@@ -31,15 +31,12 @@ class Store:
         self.daily = DailyStore(engine)
 
     @classmethod
-    async def open(cls, path: str | Path) -> Store:
-        """Open (creating if needed) and migrate; DatabaseTooNewError for a newer file."""
-        engine = await Engine.open(path)
-        try:
-            await migrate(engine)
-        except BaseException:
-            await engine.close()
-            raise
-        return cls(engine)
+    async def open(cls, path: str | Path, *, create_parent: bool = False) -> Store:
+        """Check, open (creating the file if needed) and migrate. DatabaseUnusable (a
+        StorageError) names the path and what is wrong with it; DatabaseTooNewError, one kind
+        of it, for a file a newer ZeroQuiz wrote. `create_parent` only for ZeroQuiz's own
+        default location: an operator's directory must exist."""
+        return cls(await open_engine(path, create_parent=create_parent))
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:

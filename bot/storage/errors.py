@@ -1,0 +1,33 @@
+"""Why a database can't be used, as typed errors the composition root turns into one line.
+
+```
+StorageError
+└── DatabaseUnusable(path, problem)   this file can't serve as ZeroQuiz's database as it is
+    └── DatabaseTooNewError           written by a newer ZeroQuiz
+```
+
+The message is built from the path and the problem only, never from a connection string (a
+later backend takes URLs that carry passwords), and it is always one line.
+"""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """The database can't be opened or used; restarting with the same settings won't help."""
+
+
+class DatabaseUnusable(StorageError):
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"database {one_line(path)} {problem}")
+
+
+class DatabaseTooNewError(DatabaseUnusable):
+    pass
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters escaped, so a path can't break the one-line message."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)

@@ -1,0 +1,76 @@
+"""Opening the database at start-up: every way it can be unusable ends in one DatabaseUnusable.
+
+The order matters: first only looks (the place, then a read of the schema on a plain connection),
+and only a file that passed them is switched to WAL and migrated; last, the write lock is taken
+once, so a file another process keeps locked is refused now rather than at the first answer.
+SQLite errors that say something about the file (locked, read-only, not a database, damaged,
+can't be opened, I/O, disk full) become DatabaseUnusable; any other error is a bug and stays one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from bot.storage.engine import BUSY_TIMEOUT_MS, Engine, inspecting
+from bot.storage.errors import DatabaseUnusable
+from bot.storage.migrations import check_ours, migrate
+from bot.storage.place import check_place
+
+_LOCKED = (
+    f"is locked by another process (it could not be written for {BUSY_TIMEOUT_MS / 1000:g} s): "
+    "stop that process, or give ZeroQuiz a file of its own"
+)
+_PROBLEMS = {
+    sqlite3.SQLITE_BUSY: _LOCKED,
+    sqlite3.SQLITE_LOCKED: _LOCKED,
+    sqlite3.SQLITE_READONLY: "is read-only: ZeroQuiz must be able to write to it and beside it",
+    sqlite3.SQLITE_NOTADB: "is not a SQLite database",
+    sqlite3.SQLITE_CORRUPT: "is damaged (SQLite: {error})",
+    sqlite3.SQLITE_CANTOPEN: "cannot be opened (SQLite: {error})",
+    sqlite3.SQLITE_PERM: "cannot be opened (SQLite: {error})",
+    sqlite3.SQLITE_IOERR: "could not be read or written (SQLite: {error})",
+    sqlite3.SQLITE_FULL: "cannot grow: the disk is full",
+}
+
+
+async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engine:
+    """The engine on a checked, migrated, writable file; DatabaseUnusable names what's wrong."""
+    target = str(path)
+    if target == ":memory:":
+        engine = await Engine.open(target)
+        await _prepare(engine)
+        return engine
+    file = Path(target)
+    check_place(file, create_parent=create_parent)
+    with _sqlite_faults(target):
+        if file.exists() and file.stat().st_size:
+            async with inspecting(target) as conn:
+                await check_ours(conn, target)
+        engine = await Engine.open(target)
+        await _prepare(engine)
+    return engine
+
+
+async def _prepare(engine: Engine) -> None:
+    try:
+        await migrate(engine)
+        await engine.check_writable()
+    except BaseException:
+        await engine.close(checkpoint=False)
+        raise
+
+
+@contextlib.contextmanager
+def _sqlite_faults(path: str) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        code = getattr(exc, "sqlite_errorcode", None)
+        problem = _PROBLEMS.get(code & 0xFF) if isinstance(code, int) else None
+        if problem is None:
+            raise
+        error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DatabaseUnusable(path, problem.format(error=error)) from exc
