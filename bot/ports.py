@@ -67,4 +67,12 @@ class ChatPort(Protocol):
         """Replace the question with its reveal (or post it anew when there is no reference)."""
         ...
 
+    async def reveal_stray(self, channel: ChannelRef, ref: str, view: RevealView) -> None:
+        """Turn a second copy of a revealed question into the reveal too; never post anew.
+
+        A crash between a post and saving its reference leaves a copy the platform couldn't
+        give back (Slack has no idempotency key); someone clicking it is how the bot learns of it.
+        """
+        ...
+
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None: ...

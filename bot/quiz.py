@@ -92,6 +92,11 @@ class Quiz:
         await self.runs.continue_after(round_id)
         return view
 
+    async def reveal_stray(self, round_id: int, ref: str) -> bool:
+        """A late click on message `ref`: if it is a stray copy of a revealed question (a crash
+        left it), it shows the reveal from now on. Adapters call it after a "closed" verdict."""
+        return await self.reveals.stray(round_id, ref)
+
     async def close_latest(self, channel: ChannelRef) -> NoticeView:
         """Admin close: the most recently opened open round of the channel."""
         lang = await self.store.teams.channel_lang(channel)

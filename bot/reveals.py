@@ -19,12 +19,14 @@ log = logging.getLogger(__name__)
 
 REVEAL_RETRY = timedelta(seconds=30)
 REVEAL_ATTEMPTS = 6
+MAX_STRAYS = 10_000  # remembered per process, so repeated late clicks edit a copy only once
 
 
 class Reveals:
     def __init__(self, rounds: Rounds) -> None:
         self.rounds = rounds
         self._failures: dict[int, tuple[int, datetime]] = {}  # round -> (attempts, retry at)
+        self._strays: set[tuple[int, str]] = set()  # copies turned into the reveal already
 
     def next_retry(self) -> datetime | None:
         return min((at for _, at in self._failures.values()), default=None)
@@ -63,6 +65,29 @@ class Reveals:
         self.rounds.forget_message(round_id)
         await self._mark(round_id)
         return view
+
+    async def stray(self, round_id: int, ref: str) -> bool:
+        """A click came from message `ref` of a closed round: if that is not the round's own
+        message and the round is revealed, make the copy show the reveal too (once)."""
+        row = await self.rounds.store.rounds.get(round_id)
+        if row is None or row.revealed_at is None or ref == row.message_ref:
+            return False
+        port = self.rounds.delivery.ports.get(row.platform)
+        if port is None or (round_id, ref) in self._strays or len(self._strays) > MAX_STRAYS:
+            return False
+        self._strays.add((round_id, ref))
+        data = await self._data(round_id)
+        if data is None:
+            return False
+        try:
+            await port.reveal_stray(row.channel_ref, ref, data[1])
+        except Exception as exc:  # a courtesy: the round itself is revealed already
+            log.warning(
+                "could not turn copy %s of round %s into its reveal: %s", ref, round_id, exc
+            )
+            return False
+        log.info("copy %s of round %s now shows its reveal", ref, round_id)
+        return True
 
     async def _data(self, round_id: int) -> tuple[RoundRecord, RevealView] | None:
         store = self.rounds.store

@@ -58,6 +58,9 @@ class RecordingPort:
             raise RuntimeError("platform unavailable")
         self.reveals.append((ref, view))
 
+    async def reveal_stray(self, channel: ChannelRef, ref: str, view: RevealView) -> None:
+        self.reveals.append((ref, view))
+
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         self.notices.append((channel, view))
 

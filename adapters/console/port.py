@@ -32,5 +32,8 @@ class ConsolePort:
     async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
         self.reveals.append(view)
 
+    async def reveal_stray(self, channel: ChannelRef, ref: str, view: RevealView) -> None:
+        """The terminal has no second copy of a question: there is nothing to turn."""
+
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         self.notices.append(view)

@@ -127,6 +127,21 @@ class DiscordPort:
         except Exception as exc:
             raise delivery_error(exc) from exc
 
+    async def reveal_stray(self, channel: ChannelRef, ref: str, view: RevealView) -> None:
+        """Edit the copy ("channel:message") into the reveal, its buttons gone; never post."""
+        self._require_ready()
+        channel_id, message_id = parse_ref(ref)
+        try:
+            await (
+                self._channel(channel, channel_id)
+                .get_partial_message(message_id)
+                .edit(embed=reveal_embed(view), view=None, allowed_mentions=NO_MENTIONS)
+            )
+        except discord.NotFound:
+            log.info("copy %s is gone already", ref)
+        except Exception as exc:
+            raise delivery_error(exc) from exc
+
     def _repost_instead(self, exc: discord.HTTPException, message_id: int) -> bool:
         if isinstance(exc, discord.NotFound) or exc.code == OLD_MESSAGE_EDITS_CAPPED:
             return True

@@ -56,6 +56,13 @@ class SlackPort:
                 log.info("question message %s in %s is gone; posting the reveal anew", ref, channel)
         await self._post(channel, message)
 
+    async def reveal_stray(self, channel: ChannelRef, ref: str, view: RevealView) -> None:
+        """Edit the copy (message `ts` = ref) into the reveal; if it is gone, so much the better."""
+        try:
+            await self._update(channel, ref, render.reveal_message(view))
+        except _Gone:
+            log.info("copy %s in %s is gone already", ref, channel)
+
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         await self._post(channel, render.notice_message(view))
 

@@ -120,3 +120,20 @@ async def test_a_run_whose_next_question_fails_passingly_goes_on_once_it_is_back
     await clock.advance(61)
     await quiz.process_due()
     assert len(port.reveals) == 2 and len(port.notices) == 1  # revealed, then the standings
+
+
+async def test_a_late_click_on_a_stray_copy_turns_that_copy_into_the_reveal_once(
+    quiz: Quiz, port: RecordingPort
+) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    own = f"msg-{view.round_id}"
+    assert not await quiz.reveal_stray(view.round_id, "copy-1")  # still open: nothing to show
+    await quiz.close_round(view.round_id, "admin")
+    assert [ref for ref, _ in port.reveals] == [own]
+    assert not await quiz.reveal_stray(view.round_id, own)  # its own message is revealed already
+    assert await quiz.reveal_stray(view.round_id, "copy-1")
+    assert not await quiz.reveal_stray(view.round_id, "copy-1")  # once per copy
+    assert [ref for ref, _ in port.reveals] == [own, "copy-1"]
+    assert port.reveals[1][1] == port.reveals[0][1]  # the same reveal in both
+    assert port.posted and len(port.posted) == 1  # never a new message
