@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import fake_discord as fd
 import pytest
-from fake_slack import BOT_TOKEN, CHANNEL, TEAM, FakeSlack
+from fake_slack import BOT_TOKEN, CHANNEL, TEAM, FakeSlack, shown
 from helpers import RecordingPort, round_row
 
 from adapters.console.port import ConsolePort
@@ -21,7 +21,7 @@ from bot import presenter
 from bot.bank import Bank
 from bot.model import ChannelRef, Lang
 from bot.ports import ChatPort, DeliveryError, Refused, Unavailable
-from bot.views import NoticeView, QuestionView
+from bot.views import NoticeView, QuestionView, RevealView
 
 PORTS = ("console", "recording", "slack", "discord")
 
@@ -33,6 +33,8 @@ class Case:
     refuse: Callable[[], None] | None  # the next post is refused (None: this port never is)
     unavailable: Callable[[], None] | None  # the next post fails for a passing reason
     posted: Callable[[], int]  # how many messages the platform shows
+    shows: Callable[[str], str]  # what a message shows now, as text ("" if the port can't tell)
+    gone: str  # a reference to a message that doesn't exist (deleted)
 
 
 async def english(_: ChannelRef) -> Lang:
@@ -43,7 +45,7 @@ async def english(_: ChannelRef) -> Lang:
 def console_case() -> Case:
     console = ConsolePort()
     return Case(console, ChannelRef("console", "local", "t"), None, None,
-                lambda: len(console.questions))  # fmt: skip
+                lambda: len(console.questions), lambda _: "", "none")  # fmt: skip
 
 
 @pytest.fixture
@@ -56,7 +58,11 @@ def recording_case() -> Case:
     def unavailable() -> None:
         rec.fail_posts.append(Unavailable("offline"))
 
-    return Case(rec, ChannelRef("test", "T1", "C1"), refuse, unavailable, lambda: len(rec.posted))
+    def shows(ref: str) -> str:
+        return next((v.explanation for r, v in reversed(rec.reveals) if r == ref), "")
+
+    return Case(rec, ChannelRef("test", "T1", "C1"), refuse, unavailable,
+                lambda: len(rec.posted), shows, "msg-gone")  # fmt: skip
 
 
 @pytest.fixture
@@ -69,8 +75,11 @@ def slack_case(fake: FakeSlack) -> Case:
     def unavailable() -> None:
         fake.errors["chat.postMessage"].append("internal_error")
 
+    def shows(ts: str) -> str:
+        return shown(fake.messages[ts]["blocks"]) if ts in fake.messages else ""
+
     return Case(port, ChannelRef("slack", TEAM, CHANNEL), refuse, unavailable,
-                lambda: len(fake.posted))  # fmt: skip
+                lambda: len(fake.posted), shows, "1700000000.999999")  # fmt: skip
 
 
 @pytest.fixture
@@ -85,8 +94,16 @@ async def discord_case(bots: fd.BotFactory) -> Case:
         fake.post_failures.append(503)
 
     channel = ChannelRef("discord", str(fd.GUILD_ID), str(fd.CHANNEL_ID))
+
+    def shows(ref: str) -> str:
+        message = fake.messages.get(int(ref.split(":")[1]))
+        if message is None or message["components"]:
+            return ""  # gone, or still a question with buttons
+        return "\n".join(str(f.get("value")) for f in message["embeds"][0].get("fields", []))
+
+    gone = f"{fd.CHANNEL_ID}:{fd.CHANNEL_ID + 999}"
     return Case(bot.runtime.quiz.ports["discord"], channel, refuse, unavailable,
-                lambda: len(fake.posted))  # fmt: skip
+                lambda: len(fake.posted), shows, gone)  # fmt: skip
 
 
 @pytest.fixture(params=PORTS)
@@ -100,6 +117,13 @@ def question_view(bank: Bank, case: Case) -> QuestionView:
         bank.questions[0], "en", platform=case.port.platform, opened_at=1_767_603_600_000
     )
     return presenter.question_view(row, bank.questions[0], 0)
+
+
+def reveal_view(bank: Bank, case: Case) -> RevealView:
+    row = round_row(
+        bank.questions[0], "en", platform=case.port.platform, opened_at=1_767_603_600_000
+    )
+    return presenter.reveal_view(row, bank.questions[0], {0: 2, 1: 1}, None)
 
 
 async def test_a_post_reaches_the_platform_and_names_its_message(case: Case, bank: Bank) -> None:
@@ -138,3 +162,16 @@ async def test_only_contract_errors_leave_a_port(case: Case, bank: Bank) -> None
         with pytest.raises(DeliveryError) as raised:
             await case.port.post_question(case.channel, question_view(bank, case))
         assert isinstance(raised.value, Refused | Unavailable)
+
+
+async def test_a_stray_copy_shows_the_reveal_in_place_and_nothing_is_posted_anew(
+    case: Case, bank: Bank
+) -> None:
+    ref = await case.port.post_question(case.channel, question_view(bank, case))
+    assert ref is not None
+    reveal = reveal_view(bank, case)
+    await case.port.reveal_stray(case.channel, ref, reveal)
+    if case.port.platform != "console":  # the terminal shows each question once, as typed
+        assert reveal.explanation.split()[0] in case.shows(ref)
+    await case.port.reveal_stray(case.channel, case.gone, reveal)  # deleted meanwhile: fine
+    assert case.posted() == 1  # a copy is only ever edited
