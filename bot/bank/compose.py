@@ -1,7 +1,8 @@
 """YAML text to a node tree, refusing what no question file needs.
 
 PyYAML's composer recurses once per nesting level, so a deeply nested file would end in
-RecursionError; the depth is checked before each descent, so nothing deep is ever built. Aliases
+RecursionError; the depth is checked before each descent, so nothing deep is ever built. The count
+of values is bounded too, which bounds time and memory (a value costs far more than a byte). Aliases
 (`*name`) are refused too: through them a few bytes make the checker walk one subtree over and over
 (a "billion laughs"), and a question file has nothing to repeat (merge keys were never supported).
 """
@@ -26,6 +27,10 @@ class TooDeep(Refused):
     pass
 
 
+class TooMany(Refused):
+    pass
+
+
 class AliasUsed(Refused):
     def __init__(self, event: yaml.AliasEvent) -> None:
         super().__init__(event)
@@ -36,11 +41,15 @@ class _PlainDataLoader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.depth = 0
+        self.values = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, yaml.AliasEvent):
             raise AliasUsed(event)
+        self.values += 1
+        if self.values > limits.MAX_VALUES:
+            raise TooMany(event)
         if not isinstance(event, yaml.CollectionStartEvent):
             return super().compose_node(parent, index)
         if self.depth >= limits.MAX_DEPTH:

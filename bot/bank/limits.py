@@ -18,6 +18,8 @@ DIFFICULTIES = (1, 2, 3)
 # PyYAML's composer recurses once per level, so without a bound a deep file ends in RecursionError.
 NEEDED_DEPTH = 5
 MAX_DEPTH = 10
-# The largest bundled file is under 30 kB; a hostile file at this size takes
-# pure-Python PyYAML at most about 2.5 s and 130 MB (1 MB took 12 s and 400 MB).
-MAX_FILE_BYTES = 250_000
+# Work is bounded by size and by values (every key, text, list and mapping), as pure-Python PyYAML
+# spends about 0.5 s a MB plus 15 us and 0.7 kB a value. The largest bundled file is under 30 kB and
+# 900 values; a question is about 45 values. At these limits a hostile file took at most 1.2 s.
+MAX_FILE_BYTES = 2_000_000
+MAX_VALUES = 50_000

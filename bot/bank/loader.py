@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from bot.bank import limits
-from bot.bank.compose import AliasUsed, TooDeep, compose
+from bot.bank.compose import AliasUsed, TooDeep, TooMany, compose
 from bot.model import LANGS, Question, Text
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -98,6 +98,12 @@ def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
+def _quoted(text: str, limit: int = limits.MAX_ID) -> str:
+    """The file's own text inside a message, kept to one short line: a problem is one line."""
+    short = text if len(text) <= limit else text[:limit] + "…"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in short)
+
+
 class _FileChecker:
     """Walks one file's node tree; appends problems and yields the questions that are valid."""
 
@@ -140,6 +146,11 @@ class _FileChecker:
                 exc.line,
                 f"nested more than {limits.MAX_DEPTH} lists and mappings deep; "
                 f"a question file needs {limits.NEEDED_DEPTH}",
+            )
+            return []
+        except TooMany as exc:
+            self.report_line(
+                exc.line, f"more than {limits.MAX_VALUES} values in one file; split it into several"
             )
             return []
         except AliasUsed as exc:
@@ -189,7 +200,7 @@ class _FileChecker:
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str) or key not in allowed:
-                self.report(key_node, f"unknown field '{key}' in {what}")
+                self.report(key_node, f"unknown field '{_quoted(str(key))}' in {what}")
                 continue
             if key in result:
                 self.report(key_node, f"field '{key}' appears twice in {what}")
@@ -246,14 +257,16 @@ class _FileChecker:
             )
         qid = self._scalar(fields["id"], "id", limits.MAX_ID) if "id" in fields else None
         if qid is not None and not ID_PATTERN.match(qid):
-            self.report(fields["id"], f"id '{qid}' must use lowercase letters, digits and '-'")
+            self.report(
+                fields["id"], f"id '{_quoted(qid)}' must use lowercase letters, digits and '-'"
+            )
         elif qid is not None and qid in self.seen_ids:
             self.report(
                 fields["id"], f"duplicate id '{qid}' (first defined at {self.seen_ids[qid]})"
             )
         elif qid is not None:
             self.seen_ids[qid] = f"{self.path}:{_line(fields['id'])}"
-        label = f"question '{qid}'" if qid else "question"
+        label = f"question '{_quoted(qid)}'" if qid else "question"
         prompt = (
             self._text(fields["prompt"], "prompt", limits.MAX_PROMPT)
             if "prompt" in fields
