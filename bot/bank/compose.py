@@ -1,10 +1,10 @@
 """YAML text to a node tree, refusing what no question file needs.
 
 PyYAML's composer recurses once per nesting level, so a deeply nested file would end in
-RecursionError; the depth is checked before each descent, so nothing deep is ever built. The count
-of values is bounded too, which bounds time and memory (a value costs far more than a byte). Aliases
-(`*name`) are refused too: through them a few bytes make the checker walk one subtree over and over
-(a "billion laughs"), and a question file has nothing to repeat (merge keys were never supported).
+RecursionError: the depth is checked before each descent, so nothing deep is ever built. The number
+of values is bounded as well, which bounds time and memory (a value costs far more than a byte).
+Aliases (`*name`) are refused: through them a few bytes make the checker walk one subtree over and
+over (a "billion laughs"), and a question file has nothing to repeat (merge keys never worked).
 """
 
 from __future__ import annotations
