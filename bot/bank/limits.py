@@ -13,3 +13,13 @@ MAX_SOURCE = 200
 MIN_OPTIONS = 2
 MAX_OPTIONS = 5  # one row of buttons on Discord
 DIFFICULTIES = (1, 2, 3)
+
+# Hostile-input guards. A valid file nests 5 levels (file, questions, question, options, option);
+# PyYAML's composer recurses once per level, so without a bound a deep file ends in RecursionError.
+NEEDED_DEPTH = 5
+MAX_DEPTH = 10
+# Work is bounded by size and by values (every key, text, list and mapping), as pure-Python PyYAML
+# spends about 0.5 s a MB plus 15 us and 0.7 kB a value. The largest bundled file is under 30 kB and
+# 900 values; a question is about 45 values. At these limits a hostile file took at most 1.2 s.
+MAX_FILE_BYTES = 2_000_000
+MAX_VALUES = 50_000

@@ -1,6 +1,7 @@
 """Load and validate question files, reporting every problem as `file:line: message`.
 
-The YAML is composed into nodes (not loaded into dicts) so each problem can name its line.
+The YAML is composed into nodes (not loaded into dicts) so each problem can name its line. Hostile
+input (too large, not UTF-8, nested too deep, aliases) ends in a problem too, never an exception.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from bot.bank import limits
+from bot.bank.compose import AliasUsed, TooDeep, TooMany, compose
 from bot.model import LANGS, Question, Text
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -60,23 +62,28 @@ def bundled_paths() -> list[Path]:
     return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith((".yaml", ".yml")))
 
 
-def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+def expand_paths(paths: Iterable[str | Path], problems: list[Problem]) -> list[Path]:
+    """Files as given, folders as their YAML files; a folder that cannot be listed is a problem."""
     out: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            out.extend(sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml")))
-        else:
-            out.append(p)
+        try:
+            if p.is_dir():
+                out.extend(sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml")))
+            else:
+                out.append(p)
+        except OSError as exc:
+            message = f"cannot read file or folder: {exc.strerror or exc}"
+            problems.append(Problem(str(p), 0, message))
     return out
 
 
 def load_bank(paths: Iterable[str | Path] | None = None) -> Bank:
     """Load every file; raise BankError listing all problems if any file is invalid."""
-    files = bundled_paths() if paths is None else expand_paths(paths)
     problems: list[Problem] = []
+    files = bundled_paths() if paths is None else expand_paths(paths, problems)
     questions: list[Question] = []
     seen: dict[str, str] = {}
-    if not files:
+    if not files and not problems:
         raise BankError([Problem("<bank>", 0, "no question files found")])
     for path in files:
         questions.extend(_FileChecker(str(path), problems, seen).check())
@@ -89,6 +96,12 @@ def load_bank(paths: Iterable[str | Path] | None = None) -> Bank:
 
 def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
+
+
+def _quoted(text: str, limit: int = limits.MAX_ID) -> str:
+    """The file's own text inside a message, kept to one short line: a problem is one line."""
+    short = text if len(text) <= limit else text[:limit] + "…"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in short)
 
 
 class _FileChecker:
@@ -105,15 +118,49 @@ class _FileChecker:
     def report_line(self, line: int, message: str) -> None:
         self.problems.append(Problem(self.path, line, message))
 
-    def check(self) -> list[Question]:
+    def read(self) -> str | None:
+        """The file's text, or None after reporting why it cannot be checked."""
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                root = yaml.compose(fh, Loader=yaml.SafeLoader)
+            with open(self.path, "rb") as fh:
+                data = fh.read(limits.MAX_FILE_BYTES + 1)
         except OSError as exc:
-            self.report_line(0, f"cannot read file: {exc.strerror}")
+            self.report_line(0, f"cannot read file: {exc.strerror or exc}")
+            return None
+        if len(data) > limits.MAX_FILE_BYTES:
+            self.report_line(0, f"file is larger than the limit of {limits.MAX_FILE_BYTES} bytes")
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.report_line(data.count(b"\n", 0, exc.start) + 1, "file is not UTF-8 text")
+            return None
+
+    def check(self) -> list[Question]:
+        text = self.read()
+        if text is None:
             return []
-        except UnicodeDecodeError:
-            self.report_line(0, "file is not UTF-8 text")
+        try:
+            root = compose(text)
+        except TooDeep as exc:
+            self.report_line(
+                exc.line,
+                f"nested more than {limits.MAX_DEPTH} lists and mappings deep; "
+                f"a question file needs {limits.NEEDED_DEPTH}",
+            )
+            return []
+        except TooMany as exc:
+            self.report_line(
+                exc.line, f"more than {limits.MAX_VALUES} values in one file; split it into several"
+            )
+            return []
+        except AliasUsed as exc:
+            self.report_line(
+                exc.line, f"alias '*{exc.name}' is not supported in question files; write it out"
+            )
+            return []
+        except yaml.reader.ReaderError as exc:
+            line = text.count("\n", 0, int(exc.position)) + 1
+            self.report_line(line, f"character #x{int(exc.character):04x} is not allowed in YAML")
             return []
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
@@ -121,7 +168,7 @@ class _FileChecker:
             self.report_line(line, f"YAML syntax error: {exc.problem or exc.context}")
             return []
         except yaml.YAMLError as exc:
-            self.report_line(1, f"YAML error: {exc}")
+            self.report_line(1, f"YAML error: {' '.join(str(exc).split())}")
             return []
         if root is None:
             self.report_line(1, "file is empty; expected a mapping with a 'questions' list")
@@ -153,7 +200,7 @@ class _FileChecker:
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str) or key not in allowed:
-                self.report(key_node, f"unknown field '{key}' in {what}")
+                self.report(key_node, f"unknown field '{_quoted(str(key))}' in {what}")
                 continue
             if key in result:
                 self.report(key_node, f"field '{key}' appears twice in {what}")
@@ -210,14 +257,16 @@ class _FileChecker:
             )
         qid = self._scalar(fields["id"], "id", limits.MAX_ID) if "id" in fields else None
         if qid is not None and not ID_PATTERN.match(qid):
-            self.report(fields["id"], f"id '{qid}' must use lowercase letters, digits and '-'")
+            self.report(
+                fields["id"], f"id '{_quoted(qid)}' must use lowercase letters, digits and '-'"
+            )
         elif qid is not None and qid in self.seen_ids:
             self.report(
                 fields["id"], f"duplicate id '{qid}' (first defined at {self.seen_ids[qid]})"
             )
         elif qid is not None:
             self.seen_ids[qid] = f"{self.path}:{_line(fields['id'])}"
-        label = f"question '{qid}'" if qid else "question"
+        label = f"question '{_quoted(qid)}'" if qid else "question"
         prompt = (
             self._text(fields["prompt"], "prompt", limits.MAX_PROMPT)
             if "prompt" in fields
@@ -264,6 +313,7 @@ class _FileChecker:
                 f"it needs {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS}",
             )
         texts: list[Text] = []
+        seen: dict[str, set[str]] = {lang: set() for lang in LANGS}  # casefolded, linear time
         correct: list[int] = []
         for i, opt in enumerate(node.value):
             text = self._text(opt, f"option {i + 1}", limits.MAX_OPTION, extra={"correct"})
@@ -276,8 +326,10 @@ class _FileChecker:
                             correct.append(i)
             if text is not None:
                 for lang in LANGS:
-                    if any(t.get(lang).casefold() == text.get(lang).casefold() for t in texts):
+                    folded = text.get(lang).casefold()
+                    if folded in seen[lang]:
                         self.report(opt, f"option {i + 1} repeats another option's {lang} text")
+                    seen[lang].add(folded)
                 texts.append(text)
         if len(correct) != 1:
             # Point at the second option marked correct, where the author most likely slipped.
