@@ -33,8 +33,11 @@ from referencing.jsonschema import DRAFT202012
 
 from adapters.discord.surface import DiscordSurface, surface_from_env
 from adapters.runtime import Runtime
+from bot import presenter
 from bot.bank import Bank
 from bot.clock import FakeClock
+from bot.model import ChannelRef
+from bot.storage import RoundRecord
 
 # Discord's official OpenAPI description of API v10 (MIT, see data/discord-openapi.LICENSE), kept
 # in the repository so the check runs wherever the tests run.
@@ -674,3 +677,32 @@ async def bots(
     factory = BotFactory(fake_discord, bank, clock, db_path)
     yield factory
     await factory.close()
+
+
+# -- what tests read back ----------------------------------------------------------------------
+QUIZ_CHANNEL = ChannelRef("discord", str(GUILD_ID), str(CHANNEL_ID))
+
+
+async def latest_round(bot: RunningBot) -> RoundRecord:
+    rows = await bot.runtime.store.rounds.in_channel(QUIZ_CHANNEL)
+    assert rows
+    return rows[-1]
+
+
+def right_option(bot: RunningBot, row: RoundRecord) -> int:
+    question = bot.runtime.quiz.bank.get(row.question_id)
+    assert question is not None
+    return presenter.display_order(row, question).index(question.answer)
+
+
+async def answers(bot: RunningBot) -> int:
+    """Answers recorded in the channel, as the store holds them."""
+    store = bot.runtime.store
+    rounds = await store.rounds.in_channel(QUIZ_CHANNEL)
+    return sum([await store.rounds.total_answers(r.id) for r in rounds])
+
+
+def text_of(reply: Json) -> str:
+    """The main text of a reply's embed."""
+    embed = reply["embeds"][0]
+    return str(embed.get("description") or "")

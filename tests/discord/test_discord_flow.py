@@ -22,43 +22,18 @@ from fake_discord import (
     BotFactory,
     FakeDiscord,
     RunningBot,
+    answers,
     custom_ids,
+    latest_round,
+    right_option,
+    text_of,
     user,
 )
 
-from bot import presenter
 from bot.model import ChannelRef
 from bot.storage import RoundRecord
 
 Json = dict[str, Any]
-
-
-CHANNEL = ChannelRef("discord", str(GUILD_ID), str(CHANNEL_ID))
-
-
-async def latest_round(bot: RunningBot) -> RoundRecord:
-    rows = await bot.runtime.store.rounds.in_channel(CHANNEL)
-    assert rows
-    return rows[-1]
-
-
-def right_option(bot: RunningBot, row: RoundRecord) -> int:
-    question = bot.runtime.quiz.bank.get(row.question_id)
-    assert question is not None
-    return presenter.display_order(row, question).index(question.answer)
-
-
-async def answers(bot: RunningBot) -> int:
-    """Answers recorded in the channel, as the store holds them."""
-    store = bot.runtime.store
-    return sum(
-        [await store.rounds.total_answers(r.id) for r in await store.rounds.in_channel(CHANNEL)]
-    )
-
-
-def text_of(reply: Json) -> str:
-    embed = reply["embeds"][0]
-    return str(embed.get("description") or "")
 
 
 async def post_question(fake: FakeDiscord, bot: RunningBot) -> tuple[int, list[str], RoundRecord]:
