@@ -231,6 +231,15 @@ class FakeDiscord:
         if not queue or queue[0] in ("cut", "hold"):
             return None
         status = int(queue.pop(0))
+        if status == 429:  # as Discord limits a route (API limits come "Via" its proxy, not a ban)
+            limited = self._json(
+                {"message": "You are being rate limited.", "retry_after": 0.05, "global": False},
+                429,
+            )
+            limited.headers.update(
+                {"Retry-After": "0.05", "X-RateLimit-Scope": "user", "Via": "1.1 google"}
+            )
+            return limited
         return self._json({"code": 0, "message": "Discord is having trouble"}, status)
 
     async def _cut(self, route: str, request: web.Request, response: web.Response) -> web.Response:

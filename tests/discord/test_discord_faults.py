@@ -36,6 +36,23 @@ async def test_a_server_error_on_a_post_is_retried_by_discord_py_and_posts_once(
     assert len(fake_discord.posted) == 1
 
 
+async def test_rate_limits_on_posts_edits_and_verdicts_are_waited_out_not_failed(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    fake_discord.faults.update(post=[429], edit=[429], callback=[429])
+    reply = await fake_discord.reply_to(await fake_discord.slash("question"), timeout=10)
+    assert text_of(reply) == "Question posted."
+    [mid] = fake_discord.posted
+    ids = custom_ids(fake_discord.messages[mid])
+    token = await fake_discord.click(mid, ids[0], user(5))
+    assert "answer is" in text_of(await fake_discord.reply_to(token, timeout=10))
+    await bots.clock.advance(10 * 60)
+    await fake_discord.wait_for(lambda: fake_discord.messages[mid]["components"] == [])
+    assert fake_discord.faults == {"post": [], "edit": [], "callback": []}  # each met its 429
+    assert len(fake_discord.posted) == 1 and await answers(bot) == 1
+
+
 async def test_a_post_whose_answer_was_lost_is_sent_again_and_shows_once(
     bots: BotFactory, fake_discord: FakeDiscord
 ) -> None:
