@@ -14,6 +14,7 @@ MESSAGES: dict[str, str] = {
     "feedback_already": "You already answered {letter}. Your first answer is the one that counts.",
     "feedback_closed": "This question is closed, so answers no longer count.",
     "feedback_unknown": "This question no longer exists.",
+    "button_invalid": "That button is no longer valid.",
     "feedback_points": "+{points} points",
     "why": "Why",
     # reveal

@@ -14,6 +14,7 @@ MESSAGES: dict[str, str] = {
     "feedback_already": "Kamu sudah menjawab {letter}. Jawaban pertamamu yang dihitung.",
     "feedback_closed": "Soal ini sudah ditutup, jadi jawaban tidak dihitung lagi.",
     "feedback_unknown": "Soal ini sudah tidak ada.",
+    "button_invalid": "Tombol itu sudah tidak berlaku.",
     "feedback_points": "+{points} poin",
     "why": "Penjelasan",
     # reveal
