@@ -136,6 +136,7 @@ MESSAGES: dict[str, str] = {
     "discord_perm_send_messages": "Send Messages",
     "discord_perm_embed_links": "Embed Links",
     "discord_failed": "Something went wrong on my side. Please try again in a moment.",
+    "discord_command_mismatch": "That command doesn't match this bot's /zeroquiz: Discord may still show an older version. Try again in a minute, or see `/zeroquiz help`.",
     # terminal
     "term_question": "Question {n}/{total}",
     "term_prompt": "Your answer ({letters}): ",
