@@ -1,4 +1,5 @@
-"""Text pieces both chat adapters need: cutting to a platform's limit without breaking markup.
+"""Text pieces both chat adapters need: cutting to a platform's limit without breaking markup,
+and keeping what a person sent storable.
 
 (The text bars for answer spreads are `bot.presenter.text_bar`, shared by every surface.)
 """
@@ -19,3 +20,13 @@ def clip(text: str, limit: int, *, broken_tail: re.Pattern[str] | None = None) -
     if broken_tail is not None:
         cut = broken_tail.sub("", cut)
     return cut + ELLIPSIS
+
+
+def storable(text: str) -> str:
+    """`text` with lone surrogates (JSON's "\\ud800" decodes to one) replaced by "?": SQLite and
+    every encoder refuse them, and one in a name would fail everyone's answers committed with it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text

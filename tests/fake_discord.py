@@ -504,6 +504,23 @@ class FakeDiscord:
         app_perms: int | None = None,
     ) -> str:
         """`/zeroquiz <sub> ...` by `who`; returns the interaction token to find its replies."""
+        payload = self.slash_payload(
+            sub, options, who=who, permissions=permissions, app_perms=app_perms
+        )
+        self.sent_at[str(payload["token"])] = time.monotonic()
+        await self.send_event("INTERACTION_CREATE", payload)
+        return str(payload["token"])
+
+    def slash_payload(
+        self,
+        sub: str,
+        options: dict[str, Any] | None = None,
+        *,
+        who: Json | None = None,
+        permissions: int = 0,
+        app_perms: int | None = None,
+    ) -> Json:
+        """The INTERACTION_CREATE payload of such a command, for tests that send it changed."""
         command = next((c for c in self._commands if c["name"] == "zeroquiz"), None)
         assert command is not None, "commands were never synced to the fake"
         types = {
@@ -517,10 +534,7 @@ class FakeDiscord:
             "type": 1,
             "options": [{"name": sub, "type": 1, "options": opts}],
         }
-        payload = self._interaction(2, self.member(who or user(1), permissions), data, app_perms)
-        self.sent_at[str(payload["token"])] = time.monotonic()
-        await self.send_event("INTERACTION_CREATE", payload)
-        return str(payload["token"])
+        return self._interaction(2, self.member(who or user(1), permissions), data, app_perms)
 
     async def click(
         self, message_id: int, custom_id: str, who: Json, seen: Json | None = None
@@ -529,13 +543,19 @@ class FakeDiscord:
 
         `seen` is the message as the user's screen still showed it (a click racing an edit).
         """
-        message = dict(seen or self.messages[message_id])
-        message["guild_id"] = str(GUILD_ID)
-        data = {"custom_id": custom_id, "component_type": 2}
-        payload = self._interaction(3, self.member(who), data, None) | {"message": message}
+        payload = self.click_payload(message_id, custom_id, who, seen)
         self.sent_at[str(payload["token"])] = time.monotonic()
         await self.send_event("INTERACTION_CREATE", payload)
         return str(payload["token"])
+
+    def click_payload(
+        self, message_id: int, custom_id: str, who: Json, seen: Json | None = None
+    ) -> Json:
+        """The INTERACTION_CREATE payload of such a click, for tests that send it changed."""
+        message = dict(seen or self.messages[message_id])
+        message["guild_id"] = str(GUILD_ID)
+        data = {"custom_id": custom_id, "component_type": 2}
+        return self._interaction(3, self.member(who), data, None) | {"message": message}
 
     # -- what tests look at ---------------------------------------------------------------------
     def edits_of(self, message_id: int) -> list[Call]:

@@ -2,6 +2,9 @@
 
 discord.py matches incoming custom_ids against the template of every registered DynamicItem, so
 no view has to be kept in memory: a click on a week-old message finds its round in the database.
+The template takes every custom_id under our prefix and the button reads it strictly: one that
+isn't a round and an option (other digits than ASCII, a number too big) gets a private "no
+longer valid" instead of an exception in discord.py's task and no answer at all.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from adapters.discord.render import TEMPLATE, answer_custom_id, question_button_specs
+from adapters.discord.render import TEMPLATE, answer_choice, question_button_specs
 from bot.views import QuestionView
 
 
@@ -20,38 +23,40 @@ class ClickHandler(Protocol):
         """Record the click and answer it ephemerally."""
         ...
 
+    async def on_invalid_click(self, interaction: discord.Interaction) -> None:
+        """Tell the person, ephemerally, that the button is no longer valid."""
+        ...
+
 
 class HasClickHandler(Protocol):
     handler: ClickHandler
 
 
 class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
-    def __init__(self, round_id: int, option: int, label: str) -> None:
+    def __init__(self, custom_id: str, label: str) -> None:
         super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=answer_custom_id(round_id, option),
-            )
+            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id)
         )
-        self.round_id = round_id
-        self.option = option
+        self.choice = answer_choice(custom_id)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> AnswerButton:
         label = getattr(item, "label", None) or "?"
-        return cls(int(match["round"]), int(match["opt"]), label)
+        return cls(match.string, label)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        client = cast(HasClickHandler, interaction.client)
-        await client.handler.on_click(interaction, self.round_id, self.option)
+        handler = cast(HasClickHandler, interaction.client).handler
+        if self.choice is None:
+            await handler.on_invalid_click(interaction)
+        else:
+            await handler.on_click(interaction, *self.choice)
 
 
 def answer_buttons(view: QuestionView) -> discord.ui.View:
     """One row of letter buttons. timeout=None: the round, not the process, decides when to stop."""
     buttons = discord.ui.View(timeout=None)
-    for option, (label, _) in enumerate(question_button_specs(view)):
-        buttons.add_item(AnswerButton(view.round_id, option, label))
+    for label, custom_id in question_button_specs(view):
+        buttons.add_item(AnswerButton(custom_id, label))
     return buttons

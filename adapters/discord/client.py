@@ -8,6 +8,7 @@ import logging
 import discord
 from discord import app_commands
 
+from adapters.discord import inbound
 from adapters.discord.buttons import AnswerButton
 from adapters.discord.handlers import Handler
 from adapters.discord.sync import SyncState, sync_if_changed
@@ -15,6 +16,12 @@ from adapters.discord.translator import CatalogueTranslator
 from adapters.discord.tree import build_group
 
 log = logging.getLogger(__name__)
+
+MISMATCHES = (
+    app_commands.CommandNotFound,
+    app_commands.CommandSignatureMismatch,
+    app_commands.TransformerError,
+)
 
 
 def intents() -> discord.Intents:
@@ -49,6 +56,7 @@ class ZeroQuizClient(discord.Client):
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
         self.synced: bool | None = None
         self.connected = asyncio.Event()
+        inbound.guard(self._connection.parsers)  # a malformed interaction can't end the client
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(AnswerButton)
@@ -70,4 +78,12 @@ class ZeroQuizClient(discord.Client):
     async def _on_tree_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
+        if isinstance(error, MISMATCHES):
+            # Discord sent a command that isn't ours as registered: an older version it still
+            # shows, or bad input. Not a fault of the code: one line, and the person is told.
+            log.warning(
+                "discord: refused a command that doesn't match /zeroquiz (%s)", type(error).__name__
+            )
+            await self.handler.on_mismatched_command(interaction)
+            return
         log.error("app command error: %s", error, exc_info=error)

@@ -12,6 +12,7 @@ import discord
 from adapters.discord.render import feedback_embed, reply_embed
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
+from adapters.text import storable
 from bot.commands import POSTING_COMMANDS, Command, Context, Reply, dispatch
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
@@ -30,7 +31,8 @@ def channel_ref(interaction: discord.Interaction) -> ChannelRef:
 
 def user_ref(interaction: discord.Interaction) -> UserRef:
     user = interaction.user
-    return UserRef(PLATFORM, str(interaction.guild_id or 0), str(user.id), user.display_name)
+    name = storable(user.display_name)  # the name comes from the payload as sent
+    return UserRef(PLATFORM, str(interaction.guild_id or 0), str(user.id), name)
 
 
 def missing_permission(perms: discord.Permissions) -> str | None:
@@ -54,6 +56,26 @@ class Handler:
                 await interaction.response.send_message(
                     embed=feedback_embed(feedback), ephemeral=True, allowed_mentions=NO_MENTIONS
                 )
+        finally:
+            self.gate.leave()
+
+    async def on_invalid_click(self, interaction: discord.Interaction) -> None:
+        """A button under our prefix that isn't a round and an option."""
+        await self._notice(interaction, "a click on an invalid button", "button_invalid")
+
+    async def on_mismatched_command(self, interaction: discord.Interaction) -> None:
+        """A command discord.py couldn't match to /zeroquiz as registered."""
+        await self._notice(interaction, "a mismatched command", "discord_command_mismatch")
+
+    async def _notice(self, interaction: discord.Interaction, what: str, key: str) -> None:
+        """Say privately, in the channel's language, why nothing happened."""
+        if not self.gate.enter():
+            return
+        lang: Lang = "en"
+        try:
+            async with apologise_on_error(what, lambda: self._fail(interaction, lang)):
+                lang = await self.quiz.channel_lang(channel_ref(interaction))
+                await self._reply(interaction, NoticeView(lang, t(lang, key), ok=False))
         finally:
             self.gate.leave()
 

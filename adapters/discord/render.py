@@ -30,7 +30,11 @@ BAR_WIDTH = 10
 CUSTOM_ID_PREFIX = "zq:a"
 FOOTER_MAX = 2048
 DESCRIPTION_MAX = 4096
-TEMPLATE = r"zq:a:(?P<round>\d+):(?P<opt>\d)"
+# discord.py hands AnswerButton every custom_id under our prefix; answer_choice then reads it
+# strictly, so a button it can't read is answered "no longer valid" instead of left unanswered.
+TEMPLATE = r"zq:a:(?s:.*)"
+# ASCII digits only (`\d` matches "٣" too) and at most 18 of them, inside SQLite's int64.
+ANSWER_ID = re.compile(r"zq:a:([0-9]{1,18}):([0-9]{1,2})")
 
 
 _HALF_ESCAPE = re.compile(r"\\+$")  # a markdown escape cut from the character it escapes
@@ -44,6 +48,14 @@ def clip(text: str, limit: int) -> str:
 def answer_custom_id(round_id: int, option: int) -> str:
     """The button's custom_id: everything a click needs to find its round after a restart."""
     return f"{CUSTOM_ID_PREFIX}:{round_id}:{option}"
+
+
+def answer_choice(custom_id: str) -> tuple[int, int] | None:
+    """(round_id, option) from one of our custom_ids, or None if it isn't one."""
+    match = ANSWER_ID.fullmatch(custom_id)
+    if match is None:
+        return None
+    return int(match[1]), int(match[2])
 
 
 def _stamp(view: QuestionView) -> str:

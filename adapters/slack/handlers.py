@@ -10,13 +10,17 @@ Bounded: at most CLICK_SLOTS clicks are between arrival and their reply at once.
 finds no slot within ADMIT_SECONDS is refused with HTTP 503 and not recorded (Slack shows its own
 error; the person can click again), so overload slows acknowledgements instead of piling up
 accepted work.
+
+Every body is read through shapes.py, which checks each field it hands on; a malformed one was
+refused before Bolt called a handler (inbound.py: the HTTP front door, and ShapeCheck inside
+Bolt for Socket Mode). A click on a button whose value isn't one of ours gets a private "no
+longer valid".
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Coroutine
 from typing import Any
 
@@ -27,13 +31,22 @@ from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
-    ANSWER_ACTION_PREFIX,
     SlackMessage,
     feedback_message,
     notice_message,
     reply_message,
 )
 from adapters.slack.replies import Replies
+from adapters.slack.shapes import (
+    ANSWER_ACTION,
+    Click,
+    Malformed,
+    SlashCommand,
+    answer_choice,
+    click_of,
+    slash_command,
+)
+from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
 from adapters.slack.users import QUIET, SlackUsers
 from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
@@ -43,8 +56,6 @@ from bot.views import Feedback, NoticeView
 
 log = logging.getLogger(__name__)
 
-COMMAND = "/zeroquiz"
-ANSWER_ACTION = re.compile(rf"^{ANSWER_ACTION_PREFIX}[A-E]$")
 CLICK_SLOTS = 256
 ADMIT_SECONDS = 2.0  # Slack waits 3 s for the acknowledgement
 
@@ -76,13 +87,15 @@ class SlackHandlers:
 
     async def on_command(self, ack: AsyncAck, command: dict[str, Any]) -> None:
         await ack()
-        self._later(self._command(command))
+        parsed = slash_command(command)
+        if isinstance(parsed, Malformed):
+            log.warning("slack: ignored a %s", parsed)  # ShapeCheck refuses these first
+            return
+        self._later(self._command(parsed))
 
-    async def _command(self, command: dict[str, Any]) -> None:
-        team = str(command.get("team_id", ""))
-        channel = ChannelRef(PLATFORM, team, str(command.get("channel_id", "")))
-        user_id = str(command.get("user_id", ""))
-        url = command.get("response_url")
+    async def _command(self, command: SlashCommand) -> None:
+        channel = ChannelRef(PLATFORM, command.team, command.channel)
+        url = command.response_url
 
         async def apologise() -> None:
             lang = await self._lang(channel)
@@ -90,36 +103,38 @@ class SlackHandlers:
             await self._reply(url, failed)
 
         async with apologise_on_error(f"/zeroquiz in channel {channel.channel}", apologise):
-            name = await self.users.display_name(user_id, str(command.get("user_name", "")))
+            user_id = command.user
+            name = await self.users.display_name(user_id, command.user_name)
             ctx = Context(
                 channel=channel,
-                user=UserRef(PLATFORM, team, user_id, name),
+                user=UserRef(PLATFORM, command.team, user_id, name),
                 is_admin=lambda: self.users.is_admin(user_id),
             )
-            reply = await dispatch(self.quiz, parse_text(str(command.get("text", ""))), ctx)
+            reply = await dispatch(self.quiz, parse_text(command.text), ctx)
             await self._reply(url, reply_message(reply))
 
     async def on_answer(self, ack: AsyncAck, body: dict[str, Any]) -> BoltResponse | None:
-        user = body.get("user") or {}
-        team = str((body.get("team") or {}).get("id") or user.get("team_id") or "")
-        user_id = str(user.get("id", ""))
-        actions = body.get("actions") or [{}]
-        parsed = _parse_value(str(actions[0].get("value", "")))
-        response_url = body.get("response_url")
-        if parsed is None or not user_id:
+        click = click_of(body)
+        if isinstance(click, Malformed):
             await ack()
-            unknown = Feedback("unknown", "en", t("en", "feedback_unknown"))
-            self._later(self._reply(response_url, feedback_message(unknown)))
+            log.warning("slack: ignored a %s", click)  # ShapeCheck refuses these first
+            return None
+        parsed = answer_choice(click.value)
+        if parsed is None:
+            await ack()
+            self._later(self._invalid_button(click))
             return None
         try:
             await asyncio.wait_for(self._slots.acquire(), ADMIT_SECONDS)
         except TimeoutError:
             log.warning("too many clicks at once: refused one (nothing recorded)")
             return BoltResponse(status=503, body="")
+        user_id = click.user
         try:
             name = self.users.known_name(user_id)
-            handle = str(user.get("name") or user.get("username") or "")
-            who = UserRef(PLATFORM, team, user_id, name or handle, provisional_name=name is None)
+            who = UserRef(
+                PLATFORM, click.team, user_id, name or click.handle, provisional_name=name is None
+            )
             feedback = await self.quiz.answer(parsed[0], who, parsed[1])
         except Exception:
             self._slots.release()
@@ -127,11 +142,18 @@ class SlackHandlers:
             return BoltResponse(status=500, body="")
         await ack()  # recorded: now Slack may be told
         if name is None and feedback.recorded:
-            self.users.learn_name(team, user_id)
-        self._later(self._answered(response_url, feedback))
+            self.users.learn_name(click.team, user_id)
+        self._later(self._answered(click.response_url, feedback))
         return None
 
-    async def _answered(self, response_url: object, feedback: Feedback) -> None:
+    async def _invalid_button(self, click: Click) -> None:
+        lang: Lang = "en"
+        if click.channel is not None:
+            lang = await self._lang(ChannelRef(PLATFORM, click.team, click.channel))
+        invalid = Feedback("unknown", lang, t(lang, "button_invalid"))
+        await self._reply(click.response_url, feedback_message(invalid))
+
+    async def _answered(self, response_url: str, feedback: Feedback) -> None:
         try:
             await self._reply(response_url, feedback_message(feedback))
         finally:
@@ -140,20 +162,11 @@ class SlackHandlers:
     async def _store_names(self, found: list[tuple[str, str, str]]) -> None:
         await self.quiz.rename_players([UserRef(PLATFORM, t, u, n) for t, u, n in found])
 
-    async def _reply(self, response_url: object, message: SlackMessage) -> None:
-        if isinstance(response_url, str) and response_url:
-            await self.replies.send(response_url, message)
+    async def _reply(self, response_url: str, message: SlackMessage) -> None:
+        await self.replies.send(response_url, message)
 
     async def _lang(self, channel: ChannelRef) -> Lang:
         try:
             return await self.quiz.channel_lang(channel)
         except Exception:
             return "en"
-
-
-def _parse_value(value: str) -> tuple[int, int] | None:
-    """A button's value is `round_id:option_index`, as written by blocks.question_message."""
-    round_id, _, index = value.partition(":")
-    if not (round_id.isdigit() and index.isdigit()):
-        return None
-    return int(round_id), int(index)

@@ -1,8 +1,9 @@
 """The Slack surface for `zeroquiz serve`: Socket Mode or HTTP mode, sharing the loop and core.
 
 Socket Mode (SLACK_APP_TOKEN) opens an outbound websocket: no public URL needed. HTTP mode
-(SLACK_SIGNING_SECRET) serves Bolt's aiohttp app on host:port at /slack/events with the signature
-check on. Neither blocks the loop, so Discord can run beside it in the same process.
+(SLACK_SIGNING_SECRET) serves Bolt's aiohttp app on host:port at /slack/events behind a front
+door (inbound.py) that checks each request's signature, then its shape, before Bolt reads it.
+Neither blocks the loop, so Discord can run beside it in the same process.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.inflight import InFlight
 from adapters.runtime import ConfigError, Runtime
 from adapters.slack.config import SlackConfig, load_config
-from adapters.slack.formbody import form_body_middleware
 from adapters.slack.handlers import SlackHandlers
+from adapters.slack.inbound import ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
@@ -110,6 +111,7 @@ class SlackSurface:
             # The HTTP response leaves at ack(); the handlers run what follows as tracked tasks.
             process_before_response=True,
         )
+        self.app.middleware(ShapeCheck())
         self._users = SlackUsers(client, self.config.admins)
         assert self._session is not None
         self._replies = Replies(self._session, self.runtime.clock)
@@ -120,7 +122,8 @@ class SlackSurface:
             log.info("Slack: connected in Socket Mode")
         else:
             web_app = self.app.web_app(path=EVENTS_PATH)
-            web_app.middlewares.append(form_body_middleware(self.app))
+            secret = self.config.signing_secret or ""
+            web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH))
             self._runner = web.AppRunner(web_app, handle_signals=False, access_log=None)
             await self._runner.setup()
             await web.TCPSite(self._runner, self.host, self.port).start()

@@ -14,6 +14,7 @@ MESSAGES: dict[str, str] = {
     "feedback_already": "You already answered {letter}. Your first answer is the one that counts.",
     "feedback_closed": "This question is closed, so answers no longer count.",
     "feedback_unknown": "This question no longer exists.",
+    "button_invalid": "That button is no longer valid.",
     "feedback_points": "+{points} points",
     "why": "Why",
     # reveal
@@ -135,6 +136,7 @@ MESSAGES: dict[str, str] = {
     "discord_perm_send_messages": "Send Messages",
     "discord_perm_embed_links": "Embed Links",
     "discord_failed": "Something went wrong on my side. Please try again in a moment.",
+    "discord_command_mismatch": "That command doesn't match this bot's /zeroquiz: Discord may still show an older version. Try again in a minute, or see `/zeroquiz help`.",
     # terminal
     "term_question": "Question {n}/{total}",
     "term_prompt": "Your answer ({letters}): ",

@@ -14,6 +14,7 @@ MESSAGES: dict[str, str] = {
     "feedback_already": "Kamu sudah menjawab {letter}. Jawaban pertamamu yang dihitung.",
     "feedback_closed": "Soal ini sudah ditutup, jadi jawaban tidak dihitung lagi.",
     "feedback_unknown": "Soal ini sudah tidak ada.",
+    "button_invalid": "Tombol itu sudah tidak berlaku.",
     "feedback_points": "+{points} poin",
     "why": "Penjelasan",
     # reveal
@@ -140,6 +141,7 @@ MESSAGES: dict[str, str] = {
     "discord_perm_send_messages": "Kirim Pesan",
     "discord_perm_embed_links": "Sematkan Tautan",
     "discord_failed": "Terjadi kesalahan di sisi saya. Silakan coba lagi sebentar lagi.",
+    "discord_command_mismatch": "Perintah itu tidak cocok dengan /zeroquiz bot ini: Discord mungkin masih menampilkan versi lama. Coba lagi sebentar lagi, atau lihat `/zeroquiz help`.",
     # terminal
     "term_question": "Soal {n}/{total}",
     "term_prompt": "Jawabanmu ({letters}): ",

@@ -1,0 +1,191 @@
+"""The gateway's INTERACTION_CREATE, checked before discord.py reads it.
+
+discord.py parses an interaction inside the gateway's reader task: a payload it can't read (a
+component click without a custom_id, a custom_id that isn't a string, an id that isn't a
+number) raises out of that task and ends the client's connection, and the bot falls silent;
+others fail later in discord.py's own tasks, or in ours, with a traceback.
+Discord doesn't send such payloads, but a proxy, a compatible server or a Discord bug might, so
+the parser is wrapped: what discord.py and the handlers rely on is checked first, and a payload
+discord.py still can't read is dropped. Either way one warning line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+EVENT = "INTERACTION_CREATE"
+COMMAND, COMPONENT, AUTOCOMPLETE = 2, 3, 4  # interaction types
+ROW, BUTTON = 1, 2  # component types
+CHAT_INPUT = 1  # the application command type of slash commands
+ROWS = 5  # rows per message, buttons per row
+COMPONENTS_V2 = 1 << 15  # a message flag
+PLAIN_STYLES = frozenset({1, 2, 3, 4})  # primary, secondary, success, danger: not link, premium
+MAX_OPTION_DEPTH = 2  # a subcommand group, its subcommand, that one's options
+# Option type -> the JSON types of its value (string 3, integer 4, boolean 5, number 10; users,
+# channels, roles, mentionables and attachments come as snowflake strings); 1 and 2 are a
+# subcommand and a subcommand group, which hold options instead.
+SUBCOMMANDS = frozenset({1, 2})
+VALUE_TYPES: dict[int, tuple[type, ...]] = {
+    3: (str,),
+    4: (int,),
+    5: (bool,),
+    10: (int, float),
+    **{kind: (str,) for kind in (6, 7, 8, 9, 11)},
+}
+SNOWFLAKES = frozenset({6, 7, 8, 9, 11})
+MISSING = object()
+
+Parser = Callable[[Any], None]
+
+
+def problem(payload: object) -> str | None:
+    """What makes this INTERACTION_CREATE unreadable for the handlers, or None."""
+    if not isinstance(payload, dict):
+        return "not an object"
+    token = payload.get("token")
+    if not isinstance(token, str) or not token:
+        return "token is missing or not a string"  # every reply is addressed with it
+    found = _person_problem(payload)
+    if found is not None:
+        return found
+    kind = payload.get("type")
+    if kind in (COMMAND, AUTOCOMPLETE):
+        return _command_problem(payload.get("data"))
+    if kind == COMPONENT:
+        return _click_problem(payload.get("data"), payload.get("message"))
+    return None
+
+
+def _person_problem(payload: dict[str, Any]) -> str | None:
+    """Who clicked or typed: discord.py reads `member` in a server, `user` elsewhere."""
+    try:
+        in_guild = bool(payload.get("guild_id") and int(payload["guild_id"]))
+    except (TypeError, ValueError):
+        return "guild_id is not a snowflake"
+    member = payload.get("member")
+    if in_guild:
+        person = member.get("user") if isinstance(member, dict) else None
+    else:
+        person = payload.get("user")
+    if not isinstance(person, dict):
+        return "member.user is missing" if in_guild else "user is missing"
+    names = [person.get("username"), person.get("global_name")]
+    names += [member.get("nick")] if in_guild and isinstance(member, dict) else []
+    if not all(name is None or isinstance(name, str) for name in names):
+        return "a name is not a string"  # the display name the answer is stored under
+    return None
+
+
+def _click_problem(data: object, message: object) -> str | None:
+    if not isinstance(data, dict):
+        return "component data is not an object"
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str) or not custom_id:
+        return "custom_id is missing or not a string"
+    if type(data.get("component_type")) is not int:
+        return "component_type is not an integer"
+    return _buttons_problem(message)
+
+
+def _command_problem(data: object) -> str | None:
+    """A command's name and options, shaped as Discord sends them: discord.py looks them up in
+    its own task (a mismatch with what is registered reaches the tree's error handler) and hands
+    the values on as they came."""
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return "command data is not an object with a name"
+    kind = data.get("type", CHAT_INPUT)
+    if type(kind) is not int or kind != CHAT_INPUT:  # context menus: ZeroQuiz has none
+        return "command data is not a chat input command"
+    if not _snowflake(data.get("guild_id"), optional=True):
+        return "command data has a guild_id that is not a snowflake"
+    if data.get("resolved", {}) != {}:  # users, channels, roles: no /zeroquiz option takes one
+        return "command data resolves users, channels or roles"
+    return _options_problem(data, 0)
+
+
+def _options_problem(parent: dict[str, Any], depth: int) -> str | None:
+    if "options" not in parent:
+        return None
+    options = parent["options"]
+    if not isinstance(options, list) or depth > MAX_OPTION_DEPTH:
+        return "options are not a list of subcommands and options"
+    for option in options:
+        if not isinstance(option, dict) or not isinstance(option.get("name"), str):
+            return "an option is not an object with a name"
+        kind = option.get("type")
+        if type(kind) is not int:
+            return "an option's type is not an integer"
+        if kind in SUBCOMMANDS:
+            found = _options_problem(option, depth + 1)
+            if found is not None:
+                return found
+        elif kind in VALUE_TYPES:
+            value = option.get("value", MISSING)
+            if type(value) not in VALUE_TYPES[kind] or (
+                kind in SNOWFLAKES and not _snowflake(value)
+            ):
+                return "an option's value does not have its option's type"
+    return None
+
+
+def _snowflake(value: object, optional: bool = False) -> bool:
+    if value is None:
+        return optional
+    text = str(value) if type(value) is int else value
+    return isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 20
+
+
+def _buttons_problem(message: object) -> str | None:
+    """discord.py rebuilds the clicked message's components into a View to find the button;
+    ZeroQuiz's messages hold rows of at most five plain buttons, and those are what it reads."""
+    if not isinstance(message, dict):
+        return None  # no message: discord.py looks no further; not an object: it can't parse it
+    flags = message.get("flags", 0)
+    if type(flags) is not int or flags & COMPONENTS_V2:
+        return "message.flags is not an integer without components v2"  # they pick the View
+    rows = message.get("components")  # discord.py leaves Message.components unset without it
+    if not isinstance(rows, list) or len(rows) > ROWS:
+        return f"message.components is not a list of at most {ROWS} rows"
+    for row in rows:
+        buttons = row.get("components") if isinstance(row, dict) else None
+        if not isinstance(buttons, list) or len(buttons) > ROWS or row.get("type") != ROW:
+            return f"a message row is not an action row of at most {ROWS} buttons"
+        if not all(_plain_button(button) for button in buttons):
+            return "a message component is not a plain button"
+    return None
+
+
+def _plain_button(button: object) -> bool:
+    if not isinstance(button, dict) or button.get("type") != BUTTON:
+        return False
+    style, label = button.get("style"), button.get("label")
+    return (
+        type(style) is int
+        and style in PLAIN_STYLES
+        and isinstance(button.get("custom_id"), str)
+        and (label is None or isinstance(label, str))
+        and type(button.get("disabled", False)) is bool
+        and all(button.get(key) is None for key in ("url", "sku_id", "emoji"))
+    )
+
+
+def guard(parsers: MutableMapping[str, Parser]) -> None:
+    """Wrap discord.py's INTERACTION_CREATE parser (ConnectionState.parsers) in place: the
+    gateway looks its parsers up in that same mapping for every event."""
+    parse = parsers[EVENT]
+
+    def guarded(payload: Any) -> None:
+        found = problem(payload)
+        if found is None:
+            try:
+                parse(payload)
+                return
+            except Exception as exc:  # discord.py's own reading of the payload failed
+                found = f"discord.py could not read it: {type(exc).__name__}"
+        log.warning("discord: dropped a malformed %s (%s)", EVENT, found)
+
+    parsers[EVENT] = guarded

@@ -1,0 +1,283 @@
+"""What a Slack request must hold before anything reads it: pure checks that never raise.
+
+Shared by the HTTP front door (adapters/slack/inbound.py), which refuses a malformed request
+with HTTP 400 before Bolt sees it, and by the handlers, which check again because Socket Mode
+bodies don't pass the front door. A problem is named in a few words, fit for one log line.
+
+The rule, on both platforms: a request whose fields are missing or of the wrong type is refused
+(it can't be answered: no person, no reply address); a well-formed click whose button value is
+unreadable gets a private "that button is no longer valid".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+from urllib.parse import parse_qsl, urlsplit
+
+from adapters.slack.render import ANSWER_ACTION_PREFIX
+from adapters.text import storable
+
+COMMAND = "/zeroquiz"
+ANSWER_ACTION = re.compile(rf"^{ANSWER_ACTION_PREFIX}[A-E]$")
+# `round_id:option_index` as render.question_message writes it, in ASCII digits: str.isdigit
+# accepts "²" (which int() refuses) and int() accepts "٣"; 18 digits stay inside SQLite's int64.
+ANSWER_VALUE = re.compile(r"([0-9]{1,18}):([0-9]{1,2})")
+SLACK_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # team, user and channel IDs: T0123ABCD
+MAX_DEPTH = 64  # Slack's payloads nest about ten deep; json itself gives up near 1000
+MAX_URL = 2048
+MAX_TEXT = 8000  # a slash command's text or a button's value (Slack allows 2000)
+MAX_NAME = 256
+
+
+@dataclass(frozen=True)
+class Malformed:
+    kind: str  # "block_actions", "slash command", "interactive"...
+    reason: str  # "actions is not a list"
+
+    def __str__(self) -> str:
+        return f"malformed {self.kind} request ({self.reason})"
+
+
+@dataclass(frozen=True)
+class Unhandled:
+    """Well-formed, but nothing ZeroQuiz registered (another command, another action)."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class Passed:
+    """A request Bolt answers by itself: url_verification, ssl_check."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    kind: ClassVar[str] = "slash command"
+    team: str
+    channel: str
+    user: str
+    user_name: str
+    text: str
+    response_url: str
+
+
+@dataclass(frozen=True)
+class Click:
+    kind: ClassVar[str] = "block_actions"
+    team: str
+    user: str
+    handle: str
+    channel: str | None
+    response_url: str
+    action_id: str
+    value: str
+
+
+Body = dict[str, Any]
+Request = SlashCommand | Click | Passed
+
+
+def read_body(text: str, content_type: str | None) -> Body | Malformed:
+    """The body as Bolt reads it: JSON, an interactive `payload=` form field, or a plain form.
+
+    Unlike slack-bolt 1.30, a plain form that merely contains the word "payload" (a channel
+    named #payload-team, a command typed with that word) stays the form it is: Bolt took it for
+    an interactive post and dropped the command with a 404.
+    """
+    if content_type == "application/json" or text.startswith("{"):
+        return json_object(text, "JSON", "the body")
+    form = dict(parse_qsl(text, keep_blank_values=True))
+    if "payload" in form:
+        return json_object(form["payload"], "interactive", "payload")
+    if "command" not in form and form.get("ssl_check") != "1":
+        return Malformed("slash command", "command is missing")  # Slack's only other form
+    return form
+
+
+def ssl_check(text: str, content_type: str | None) -> Body | None:
+    """Slack's ssl_check form, which Bolt answers before checking signatures; read the way Bolt
+    reads it (a JSON body, or a form with a payload field, is never one)."""
+    if content_type == "application/json" or text.startswith("{"):
+        return None
+    form = dict(parse_qsl(text, keep_blank_values=True))
+    return form if form.get("ssl_check") == "1" and "payload" not in text else None
+
+
+def json_object(text: str, kind: str, what: str) -> Body | Malformed:
+    """A JSON object at most MAX_DEPTH deep, or what is wrong with `what`."""
+    try:
+        value = json.loads(text)
+    except RecursionError:  # json's C decoder, nesting past the interpreter's recursion limit
+        return Malformed(kind, f"{what} is nested too deeply")
+    except ValueError:  # not JSON, or an integer longer than Python converts (4300 digits)
+        return Malformed(kind, f"{what} is not JSON")
+    if not isinstance(value, dict):
+        return Malformed(kind, f"{what} is a JSON {_json_type(value)}, not an object")
+    if _deeper_than(value, MAX_DEPTH):
+        return Malformed(kind, f"{what} is nested too deeply")
+    return value
+
+
+def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
+    """Which of ZeroQuiz's requests this is, checked; in Bolt's order of looking."""
+    if "ssl_check" in body and body["ssl_check"] == "1":
+        return Passed("ssl_check")
+    if "event" in body and not isinstance(body["event"], dict):
+        return Malformed(_kind(body), "event is not an object")  # Bolt reads event.type
+    if body.get("type") == "url_verification":
+        if not isinstance(body.get("challenge"), str):
+            return Malformed("url_verification", "challenge is not a string")
+        return Passed("url_verification")
+    if "command" in body:
+        if "type" in body:  # Bolt would also read it as the view, step... that type names
+            return Malformed("slash command", "a slash command has no type")
+        command = slash_command(body)
+        if isinstance(command, SlashCommand) and body["command"] != COMMAND:
+            return Unhandled("slash command")
+        return command
+    if body.get("type") == "block_actions":
+        click_ = click_of(body)
+        if isinstance(click_, Click) and not ANSWER_ACTION.match(click_.action_id):
+            return Unhandled("block_actions")
+        return click_
+    return Unhandled(_kind(body))
+
+
+def slash_command(body: Mapping[str, Any]) -> SlashCommand | Malformed:
+    kind = "slash command"
+    command = body.get("command")
+    if not isinstance(command, str) or not command:
+        return Malformed(kind, "command is missing")
+    ids = {}
+    for field in ("team_id", "channel_id", "user_id"):
+        value = _slack_id(body.get(field))
+        if value is None:
+            return Malformed(kind, f"{field} is missing or not an ID")
+        ids[field] = value
+    url = _url(body.get("response_url"))
+    if url is None:
+        return Malformed(kind, "response_url is missing or not a URL")
+    text = _text(body.get("text", ""), MAX_TEXT)
+    if text is None:
+        return Malformed(kind, "text is not a string")
+    return SlashCommand(
+        team=ids["team_id"],
+        channel=ids["channel_id"],
+        user=ids["user_id"],
+        user_name=_text(body.get("user_name"), MAX_NAME) or "",
+        text=text,
+        response_url=url,
+    )
+
+
+def click_of(body: Mapping[str, Any]) -> Click | Malformed:
+    """A block_actions payload as the answer handler reads it; only actions[0] is used."""
+    kind = "block_actions"
+    actions = body.get("actions")
+    if not isinstance(actions, list):
+        return Malformed(kind, "actions is missing" if actions is None else "actions is not a list")
+    if not actions or not all(isinstance(a, dict) for a in actions):
+        return Malformed(kind, "actions is not a non-empty list of objects")
+    action = actions[0]
+    action_id = _text(action.get("action_id"), MAX_NAME)
+    if not action_id:
+        return Malformed(kind, "action_id is missing or not a string")
+    value = _text(action.get("value"), MAX_TEXT)
+    if value is None:
+        return Malformed(kind, "the action's value is missing or not a string")
+    user = body.get("user")
+    if not isinstance(user, dict) or _slack_id(user.get("id")) is None:
+        return Malformed(kind, "user.id is missing or not an ID")
+    team = body.get("team")
+    if team is not None and not isinstance(team, dict):
+        return Malformed(kind, "team is not an object")
+    # With org-wide installs `team` can be null: the user's team_id then says.
+    team_id = _slack_id((team or {}).get("id")) or _slack_id(user.get("team_id"))
+    if team_id is None:
+        return Malformed(kind, "no team ID")
+    channel = body.get("channel")
+    if channel is not None and (not isinstance(channel, dict) or not _slack_id(channel.get("id"))):
+        return Malformed(kind, "channel is not an object with an ID")
+    url = _url(body.get("response_url"))
+    if url is None:
+        return Malformed(kind, "response_url is missing or not a URL")
+    handles = (_text(user.get(key), MAX_NAME) for key in ("name", "username"))
+    return Click(
+        team=team_id,
+        user=user["id"],
+        handle=next((h for h in handles if h), ""),
+        channel=channel["id"] if channel else None,
+        response_url=url,
+        action_id=action_id,
+        value=value,
+    )
+
+
+def answer_choice(value: str) -> tuple[int, int] | None:
+    """(round_id, option_index) from a button's value, or None if it isn't one of ours."""
+    match = ANSWER_VALUE.fullmatch(value)
+    if match is None:
+        return None
+    return int(match[1]), int(match[2])
+
+
+def _slack_id(value: object) -> str | None:
+    return value if isinstance(value, str) and SLACK_ID.fullmatch(value) else None
+
+
+def _text(value: object, limit: int) -> str | None:
+    """A string that fits, made storable (see adapters.text.storable)."""
+    if not isinstance(value, str) or len(value) > limit:
+        return None
+    return storable(value)
+
+
+def _url(value: object) -> str | None:
+    """An absolute http(s) URL in plain ASCII, as Slack's response_url always is."""
+    if not isinstance(value, str) or len(value) > MAX_URL or not value.isascii():
+        return None
+    if any(c.isspace() or not c.isprintable() for c in value):
+        return None
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # an unclosed IPv6 bracket
+        return None
+    return value if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def _kind(body: Mapping[str, Any]) -> str:
+    kind = body.get("type")
+    return kind[:40] if isinstance(kind, str) and kind.isprintable() and kind else "untyped"
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string" if isinstance(value, str) else "array"
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Iterative, so a deep value can't exhaust the stack that checks it."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False

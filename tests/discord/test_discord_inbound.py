@@ -1,0 +1,290 @@
+"""Bad input through the gateway: component interactions Discord would never send, and custom_ids
+that aren't ours, against the real discord.py client. The bot must neither go silent nor log a
+traceback, and a button under our prefix always gets its private answer."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fake_discord import (
+    CHANNEL_ID,
+    EPHEMERAL,
+    GUILD_ID,
+    BotFactory,
+    FakeDiscord,
+    RunningBot,
+    custom_ids,
+    user,
+)
+from hypothesis import strategies as st
+from properties import (
+    JSON_VALUES,
+    ODD_STRINGS,
+    assert_no_tracebacks,
+    mutations,
+    run_examples,
+    tracebacks,
+)
+
+from bot.model import ChannelRef
+
+Json = dict[str, Any]
+INVALID = "That button is no longer valid."
+CHANNEL = ChannelRef("discord", str(GUILD_ID), str(CHANNEL_ID))
+
+
+def text_of(reply: Json) -> str:
+    return str(reply["embeds"][0].get("description") or "")
+
+
+async def answers(bot: RunningBot) -> int:
+    rows = await bot.runtime.store.rounds.in_channel(CHANNEL)
+    return sum([await bot.runtime.store.rounds.total_answers(r.id) for r in rows])
+
+
+def showing(message: Json, custom_id: Any) -> Json:
+    """The question message as if it carried one button with this custom_id."""
+    button = {"type": 2, "style": 2, "label": "A", "custom_id": custom_id}
+    return message | {"components": [{"type": 1, "components": [button]}]}
+
+
+class Quiz:
+    """A bot with a question open, and what it takes to click on it."""
+
+    def __init__(self, fake: FakeDiscord, bot: RunningBot, mid: int) -> None:
+        self.fake, self.bot, self.mid = fake, bot, mid
+        self.ids = custom_ids(fake.messages[mid])
+
+    @property
+    def message(self) -> Json:
+        return self.fake.messages[self.mid]
+
+    async def verdict_after(self, who: Json) -> None:
+        """The bot still works: a plain click gets its verdict."""
+        reply = await self.fake.reply_to(await self.fake.click(self.mid, self.ids[0], who))
+        assert reply["flags"] & EPHEMERAL
+        assert text_of(reply).startswith(("✅ Correct!", "❌ Not quite")), text_of(reply)
+
+    async def alive(self) -> None:
+        """The gateway still delivers interactions: a command gets its answer."""
+        assert self.fake.connected == 1
+        reply = await self.fake.reply_to(await self.fake.slash("help"))
+        assert reply["flags"] & EPHEMERAL
+
+
+@pytest.fixture
+async def quiz(bots: BotFactory, fake_discord: FakeDiscord) -> Quiz:
+    bot = await bots.start()
+    await fake_discord.reply_to(await fake_discord.slash("question"))
+    return Quiz(fake_discord, bot, fake_discord.posted[-1])
+
+
+def logged_since(caplog: pytest.LogCaptureFixture, before: int) -> list[str]:
+    return [r.getMessage() for r in caplog.records[before:]]
+
+
+NOT_OURS = {  # each case with one bot: a running bot per case would cost seconds
+    "superscript two": "zq:a:²:0",
+    "Arabic-Indic three": "zq:a:٣:0",
+    "Arabic-Indic option": "zq:a:1:٠",
+    "5000-digit round": "zq:a:" + "9" * 5000 + ":0",
+    "beyond int64": "zq:a:" + "9" * 20 + ":0",
+    "huge option": "zq:a:1:" + "1" * 30,
+    "negative": "zq:a:-1:0",
+    "trailing newline": "zq:a:1:0\n",
+    "nothing after the prefix": "zq:a:",
+}
+
+
+async def test_a_custom_id_that_is_not_ours_gets_a_private_no_longer_valid(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    for case, custom_id in NOT_OURS.items():
+        seen = showing(quiz.message, custom_id)
+        reply = await quiz.fake.reply_to(
+            await quiz.fake.click(quiz.mid, custom_id, user(1), seen=seen)
+        )
+        assert reply["flags"] & EPHEMERAL and text_of(reply) == INVALID, case
+    assert await answers(quiz.bot) == 0
+    await quiz.verdict_after(user(1))  # nothing was recorded for them meanwhile
+    assert_no_tracebacks(caplog)
+
+
+NEVER_SENT: list[tuple[Json, str]] = [
+    ({"data": {"component_type": 2}}, "custom_id is missing"),
+    ({"data": {"custom_id": 7, "component_type": 2}}, "custom_id is missing or not a string"),
+    ({"data": {"custom_id": ["zq:a:1:0"], "component_type": 2}}, "not a string"),
+    ({"data": {"custom_id": "zq:a:1:0", "component_type": "2"}}, "component_type"),
+    ({"data": {"custom_id": "zq:a:1:0"}}, "component_type"),
+    ({"data": None}, "component data is not an object"),
+    ({"data": "zq:a:1:0"}, "component data is not an object"),
+    ({"id": "not-a-snowflake"}, "discord.py could not read it: ValueError"),
+    ({"version": None, "application_id": None}, "discord.py could not read it: TypeError"),
+    ({"token": None}, "token is missing or not a string"),
+    ({"member": {"user": "someone"}}, "member.user is missing"),
+    ({"guild_id": None}, "user is missing"),  # outside a server discord.py reads `user`
+    ({"guild_id": "a guild"}, "guild_id is not a snowflake"),
+    ({"member": {"user": user(1) | {"global_name": ["x"]}}}, "a name is not a string"),
+    ({"message": {"components": None}}, "message.components is not a list"),
+    ({"message": {"flags": None, "components": []}}, "message.flags is not an integer"),
+]
+
+
+async def test_an_interaction_discord_would_never_send_is_dropped_with_one_line(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    for change, problem in NEVER_SENT:
+        payload = quiz.fake.click_payload(quiz.mid, quiz.ids[0], user(1)) | change
+        before = len(caplog.records)
+        await quiz.fake.send_event("INTERACTION_CREATE", payload)
+        await quiz.alive()  # before this fix, the first of these ended the client (KeyError)
+        [line] = logged_since(caplog, before)
+        assert line.startswith("discord: dropped a malformed INTERACTION_CREATE"), line
+        assert problem in line, line
+    await quiz.verdict_after(user(1))
+    assert_no_tracebacks(caplog)
+
+
+async def test_a_name_no_database_can_store_does_not_lose_the_answer(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    """JSON's "\\ud800" decodes to a lone surrogate, which SQLite refuses: and the answers of
+    everyone in the same group commit with it."""
+    who = user(7) | {"global_name": "\ud800"}
+    reply = await quiz.fake.reply_to(await quiz.fake.click(quiz.mid, quiz.ids[0], who))
+    assert text_of(reply).startswith(("✅ Correct!", "❌ Not quite")), text_of(reply)
+    assert await answers(quiz.bot) == 1
+    assert_no_tracebacks(caplog)
+
+
+def command_with(fake: FakeDiscord, options: Any) -> Json:
+    """/zeroquiz with these raw options (as Discord would put them in `data.options`)."""
+    payload = fake.slash_payload("help")
+    return payload | {"data": payload["data"] | {"options": options}}
+
+
+MISMATCHED: list[Any] = [
+    [{"name": "nope", "type": 1, "options": []}],  # an unknown subcommand
+    [{"name": "start", "type": 1, "options": []}],  # its required option missing
+    [{"name": "start", "type": 1, "options": [{"name": "size", "type": 4, "value": 3}]}],
+]
+
+
+async def test_a_command_that_does_not_match_ours_gets_a_private_answer(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    for options in MISMATCHED:
+        payload = command_with(quiz.fake, options)
+        before = len(caplog.records)
+        await quiz.fake.send_event("INTERACTION_CREATE", payload)
+        reply = await quiz.fake.reply_to(payload["token"])
+        assert reply["flags"] & EPHEMERAL
+        assert text_of(reply).startswith("That command doesn't match this bot's /zeroquiz")
+        [line] = logged_since(caplog, before)
+        assert line.startswith("discord: refused a command that doesn't match /zeroquiz")
+    assert_no_tracebacks(caplog)
+
+
+def subcommand(name: str, *options: Json) -> list[Json]:
+    return [{"name": name, "type": 1, "options": list(options)}]
+
+
+ILL_TYPED: list[tuple[Any, str]] = [
+    ("leaderboard", "options are not a list of subcommands and options"),
+    ([["leaderboard"]], "an option is not an object with a name"),
+    ([{"name": "leaderboard", "type": "1"}], "an option's type is not an integer"),
+    (
+        subcommand("leaderboard", {"name": "period", "type": 3, "value": 5}),
+        "an option's value does not have its option's type",
+    ),
+    (
+        subcommand("start", {"name": "count", "type": 4, "value": True}),
+        "an option's value does not have its option's type",
+    ),
+    (
+        subcommand("start", {"name": "count", "type": 4}),
+        "an option's value does not have its option's type",
+    ),
+]
+
+
+async def test_a_command_discord_would_never_send_is_dropped_with_one_line(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    for options, problem in ILL_TYPED:
+        before = len(caplog.records)
+        await quiz.fake.send_event("INTERACTION_CREATE", command_with(quiz.fake, options))
+        await quiz.alive()
+        assert logged_since(caplog, before) == [
+            f"discord: dropped a malformed INTERACTION_CREATE ({problem})"
+        ]
+    assert len(quiz.fake.posted) == 1  # nothing started
+    assert_no_tracebacks(caplog)
+
+
+# -- properties ---------------------------------------------------------------------------------
+async def test_random_component_interactions_never_crash_or_leave_a_traceback(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake = quiz.fake
+    base = fake.click_payload(quiz.mid, quiz.ids[0], user(50))
+    payloads = st.one_of(
+        mutations(base, ODD_STRINGS),  # a real click, damaged
+        st.builds(lambda data: base | {"data": data}, JSON_VALUES),
+        st.builds(  # a button the message shows, under our prefix or not
+            lambda prefix, rest: ("shown", prefix + rest),
+            st.just("zq:a:") | st.text(max_size=8),
+            ODD_STRINGS,
+        ),
+    )
+
+    async def check(example: Any) -> None:
+        before = len(caplog.records)
+        if isinstance(example, tuple):  # a button the message really shows: it gets its answer
+            _, custom_id = example
+            seen = showing(quiz.message, custom_id)
+            token = await fake.click(quiz.mid, custom_id, user(50), seen=seen)
+            if custom_id.startswith("zq:a:"):
+                reply = await fake.reply_to(token)
+                assert reply["flags"] & EPHEMERAL
+        else:
+            payload = json.loads(json.dumps(example))
+            if payload.get("token") == base["token"]:  # a fresh interaction each time
+                fresh = fake.click_payload(quiz.mid, quiz.ids[0], user(50))
+                payload |= {"id": fresh["id"], "token": fresh["token"]}
+            await fake.send_event("INTERACTION_CREATE", payload)
+        await quiz.alive()
+        assert tracebacks(caplog.records[before:]) == []
+
+    await run_examples(payloads, check, max_examples=80)
+    await quiz.verdict_after(user(51))
+    await fake.wait_for(lambda: quiz.bot.surface.gate.count == 0)
+    assert_no_tracebacks(caplog)
+
+
+async def test_random_command_interactions_never_crash_or_leave_a_traceback(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake = quiz.fake
+    base = fake.slash_payload("leaderboard", {"period": "week"})
+    payloads = st.one_of(
+        mutations(base, ODD_STRINGS),
+        st.builds(lambda options: command_with(fake, options), JSON_VALUES),
+    )
+
+    async def check(example: Any) -> None:
+        before = len(caplog.records)
+        payload = json.loads(json.dumps(example))
+        if payload.get("token") == base["token"]:
+            fresh = fake.slash_payload("help")
+            payload |= {"id": fresh["id"], "token": fresh["token"]}
+        await fake.send_event("INTERACTION_CREATE", payload)
+        await quiz.alive()
+        assert tracebacks(caplog.records[before:]) == []
+
+    await run_examples(payloads, check, max_examples=60)
+    await quiz.verdict_after(user(51))
+    await fake.wait_for(lambda: quiz.bot.surface.gate.count == 0)
+    assert_no_tracebacks(caplog)
