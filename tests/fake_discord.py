@@ -347,6 +347,9 @@ class FakeDiscord:
         data = body.get("data") or {}
         if (faulty := await self._fault("callback", request)) is not None:
             return faulty
+        if token in self.answered_at:  # an interaction is answered once; Discord refuses more
+            refusal = "Interaction has already been acknowledged."
+            return self._json({"code": 40060, "message": refusal}, 400)
         self.responses.setdefault(token, []).append(body)
         self.answered_at.setdefault(token, time.monotonic())
         if self.hold_callbacks is not None:  # a slow Discord: the bot waits for this answer
@@ -363,7 +366,7 @@ class FakeDiscord:
             message = self._message(str(CHANNEL_ID), data)
             head["response_message_id"] = message["id"]
             reply["resource"] = {"type": kind, "message": message}
-        return self._json(reply)
+        return await self._cut("callback", request, self._json(reply))
 
     async def followup(self, request: web.Request) -> web.Response:
         body = await self._read(request)

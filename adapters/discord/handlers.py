@@ -7,6 +7,10 @@ trips to Discord.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
+import aiohttp
 import discord
 
 from adapters.discord.render import feedback_embed, reply_embed
@@ -23,6 +27,13 @@ PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
 NEEDED = ("view_channel", "send_messages", "embed_links")
 NO_MENTIONS = discord.AllowedMentions.none()
+# A verdict that failed in passing (a 503 or a cut connection: discord.py retries neither) is
+# sent once more if this much of Discord's 3-second window is still left.
+RETRY_WITHIN = 2.0
+RETRY_AFTER = 0.3
+ALREADY_ANSWERED = 40060  # Discord's code: the cut-off first try had arrived after all
+
+log = logging.getLogger(__name__)
 
 
 def channel_ref(interaction: discord.Interaction) -> ChannelRef:
@@ -52,12 +63,36 @@ class Handler:
             async with apologise_on_error(
                 f"click on round {round_id}", lambda: self._fail(interaction, "en")
             ):
+                began = asyncio.get_running_loop().time()
                 feedback = await self.quiz.answer(round_id, user_ref(interaction), option)
-                await interaction.response.send_message(
-                    embed=feedback_embed(feedback), ephemeral=True, allowed_mentions=NO_MENTIONS
-                )
+                await self._verdict(interaction, feedback_embed(feedback), began)
+                if feedback.status == "closed" and interaction.message is not None:
+                    copy = f"{interaction.message.channel.id}:{interaction.message.id}"
+                    await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
         finally:
             self.gate.leave()
+
+    async def _verdict(
+        self, interaction: discord.Interaction, embed: discord.Embed, began: float
+    ) -> None:
+        try:
+            await interaction.response.send_message(
+                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+        except (discord.DiscordServerError, aiohttp.ClientError) as exc:
+            loop = asyncio.get_running_loop()
+            if interaction.response.is_done() or loop.time() - began > RETRY_WITHIN:
+                raise
+            log.warning("verdict failed for now (%s); sending it once more", type(exc).__name__)
+            await asyncio.sleep(RETRY_AFTER)
+            try:
+                await interaction.response.send_message(
+                    embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
+            except discord.HTTPException as again:
+                if again.code != ALREADY_ANSWERED:
+                    raise
+                log.info("the verdict had reached Discord after all")
 
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:
         """A button under our prefix that isn't a round and an option."""

@@ -144,7 +144,16 @@ class SlackHandlers:
         if name is None and feedback.recorded:
             self.users.learn_name(click.team, user_id)
         self._later(self._answered(click.response_url, feedback))
+        if feedback.status == "closed" and click.message_ts is not None:
+            self._later(self._stray(parsed[0], click.message_ts))
         return None
+
+    async def _stray(self, round_id: int, ts: str) -> None:
+        """A late click may come from a stray copy a crash left (see Quiz.reveal_stray)."""
+        try:
+            await self.quiz.reveal_stray(round_id, ts)
+        except Exception as exc:
+            log.warning("checking message %s of round %s failed: %r", ts, round_id, exc)
 
     async def _invalid_button(self, click: Click) -> None:
         lang: Lang = "en"

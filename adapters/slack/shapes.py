@@ -26,6 +26,7 @@ ANSWER_ACTION = re.compile(rf"^{ANSWER_ACTION_PREFIX}[A-E]$")
 # `round_id:option_index` as render.question_message writes it, in ASCII digits: str.isdigit
 # accepts "²" (which int() refuses) and int() accepts "٣"; 18 digits stay inside SQLite's int64.
 ANSWER_VALUE = re.compile(r"([0-9]{1,18}):([0-9]{1,2})")
+MESSAGE_TS = re.compile(r"[0-9]{1,12}\.[0-9]{1,8}", re.ASCII)
 SLACK_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # team, user and channel IDs: T0123ABCD
 MAX_DEPTH = 64  # Slack's payloads nest about ten deep; json itself gives up near 1000
 MAX_URL = 2048
@@ -77,6 +78,7 @@ class Click:
     response_url: str
     action_id: str
     value: str
+    message_ts: str | None = None  # the message clicked (a stray copy differs from the round's)
 
 
 Body = dict[str, Any]
@@ -216,7 +218,17 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
         response_url=url,
         action_id=action_id,
         value=value,
+        message_ts=_message_ts(body),
     )
+
+
+def _message_ts(body: Mapping[str, Any]) -> str | None:
+    """The clicked message's ts, if the payload says it plainly (it is only used to edit it)."""
+    for holder, key in ((body.get("container"), "message_ts"), (body.get("message"), "ts")):
+        ts = holder.get(key) if isinstance(holder, dict) else None
+        if isinstance(ts, str) and MESSAGE_TS.fullmatch(ts):
+            return ts
+    return None
 
 
 def answer_choice(value: str) -> tuple[int, int] | None:

@@ -7,6 +7,9 @@ every verdict arrives once."""
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
 from fake_discord import (
     BotFactory,
     FakeDiscord,
@@ -95,6 +98,27 @@ async def test_a_failed_reveal_arrives_when_its_retry_is_due(
     await bots.clock.advance(REVEAL_RETRY.total_seconds())  # only the planned wake reveals it
     await fake_discord.wait_for(lambda: fake_discord.messages[mid]["components"] == [])
     assert len(fake_discord.posted) == 1
+
+
+@pytest.mark.parametrize("fault", [503, "cut"])
+async def test_a_verdict_that_fails_in_passing_is_sent_once_more_in_the_window(
+    bots: BotFactory, fake_discord: FakeDiscord, fault: int | str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """discord.py retries neither a 503 nor a cut connection; the handler tries once more. After
+    a cut the first try had arrived: Discord refuses the second (40060), and nobody is told that
+    anything failed."""
+    bot = await bots.start()
+    await fake_discord.reply_to(await fake_discord.slash("question"))
+    mid = fake_discord.posted[0]
+    ids = custom_ids(fake_discord.messages[mid])
+    fake_discord.faults["callback"] = [fault]
+    token = await fake_discord.click(mid, ids[0], user(3))
+    verdict = await fake_discord.reply_to(token, timeout=10)
+    assert "answer is" in text_of(verdict)
+    await asyncio.sleep(0.5)  # a second try, if any, has come back by now
+    assert [r["type"] for r in fake_discord.responses[token]] == [4]  # one verdict, no apology
+    assert "Traceback" not in caplog.text
+    assert await answers(bot) == 1
 
 
 async def test_a_server_error_on_a_verdict_is_retried_within_the_three_seconds(

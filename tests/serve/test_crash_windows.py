@@ -3,21 +3,33 @@
 The platform has shown the question; the database doesn't know it. A real `zeroquiz serve` is
 SIGKILLed while the fake holds the answer to its post, and a second one on the same database
 takes over. Discord: the re-post carries the round's nonce, so Discord returns the message
-already shown, and the round goes on in that one message.
+already shown, and the round goes on in that one message. Slack has no such key, and finding
+the first message would take the `channels:history` scope (reading every message of the
+channel), which ZeroQuiz doesn't ask for: the question is posted again, both copies' buttons count
+for the same round, once per person, and the stray copy becomes the reveal at its first click
+after the close.
 """
 
 from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
+import aiohttp
 from fake_discord import MANAGE_GUILD, FakeDiscord, custom_ids, user
+from fake_slack import FakeSlack, is_reveal, shown, slash_payload, verdict_for
 from serve_process import (
     Serve,
+    click_body,
     discord_env,
     discord_ready,
     embed_text,
     poll,
+    slack_command,
+    slack_env,
+    slack_post,
     start_serve,
 )
 
@@ -53,4 +65,59 @@ async def test_discord_crash_after_posting_shows_the_question_once_and_reveals_i
     await poll(lambda: fake.messages[mid]["components"] == [], "the reveal in place", WAIT)
     assert "of 1 answered right" in embed_text(fake.messages[mid])
     assert fake.posted == [mid]  # one message: the question, then its reveal
+    assert await second.terminate() == 0, second.text
+
+
+def slack_questions(fake: FakeSlack) -> list[str]:
+    """Every question message ever posted (by ts), in order."""
+    return [ts for ts, m in fake.posted.items() if any(b["type"] == "actions" for b in m["blocks"])]
+
+
+async def test_slack_crash_after_posting_leaves_a_copy_that_counts_and_is_revealed_when_clicked(
+    fake: FakeSlack, tmp_path: Path, serves: list[Serve]
+) -> None:
+    db = tmp_path / "crash.sqlite3"
+    fake.add_user("UP1", "Pat One")
+    fake.add_user("UP2", "Pat Two")
+    first = await start_serve(serves, db, slack_env(fake))
+    url = await first.http_url()
+    fake.holds["chat.postMessage"] = 1  # posted on screen; the answer never reaches the app
+    async with aiohttp.ClientSession() as http:
+        body = urlencode(slash_payload("question", "U1", fake.response_url(fake.new_key())))
+        assert await slack_post(http, url, body) == 200
+        await poll(lambda: len(slack_questions(fake)) == 1, "the question on screen", WAIT)
+        assert await first.kill() == -signal.SIGKILL
+        fake.released.set()
+
+        second = await start_serve(serves, db, slack_env(fake))
+        url = await second.http_url()
+        await poll(lambda: len(slack_questions(fake)) == 2, "the question posted again", WAIT)
+        stray, own = slack_questions(fake)
+
+        async def click(ts: str, letter: str, who: str) -> list[dict[str, Any]]:
+            """Click `letter` on message `ts`; the blocks of the private reply."""
+            message = fake.posted[ts]
+            actions = next(b for b in message["blocks"] if b["type"] == "actions")
+            button = next(e for e in actions["elements"] if e["text"]["text"] == letter)
+            before = len(fake.replies[who])  # the fake's response_url for `who` is named after them
+            assert await slack_post(http, url, click_body(fake, ts, message, button, who)) == 200
+            await poll(lambda: len(fake.replies[who]) > before, f"the reply to {who}", WAIT)
+            blocks: list[dict[str, Any]] = fake.replies[who][-1]["blocks"]
+            return blocks
+
+        on_stray = await click(stray, "A", "UP1")  # the stray copy's buttons count
+        assert verdict_for("A", on_stray)
+        await click(own, "B", "UP2")
+        again = await click(own, "C", "UP1")  # the same round: UP1 has answered already
+        assert "already answered A" in shown(again)
+        closed = await slack_command(fake, http, url, "close", "UADMIN")
+        assert "Closed the open question." in closed, second.text
+        await poll(lambda: is_reveal(fake.messages[own]["blocks"]), "the reveal", WAIT)
+        assert "of 2 answered right" in shown(fake.messages[own]["blocks"])
+        assert not is_reveal(fake.messages[stray]["blocks"])  # nobody has clicked it since
+        late = await click(stray, "A", "UP3")  # someone whose screen still showed the copy
+        assert "This question is closed" in shown(late)
+        await poll(lambda: is_reveal(fake.messages[stray]["blocks"]), "the copy revealed", WAIT)
+        assert shown(fake.messages[stray]["blocks"]) == shown(fake.messages[own]["blocks"])
+        assert len(slack_questions(fake)) == 2  # nothing posted a third time
     assert await second.terminate() == 0, second.text
