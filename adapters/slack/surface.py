@@ -24,7 +24,7 @@ from adapters.inflight import InFlight
 from adapters.runtime import ConfigError, Runtime
 from adapters.slack.config import SlackConfig, load_config
 from adapters.slack.handlers import SlackHandlers
-from adapters.slack.inbound import ShapeCheck, inbound_middleware
+from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
@@ -168,7 +168,7 @@ class SlackSurface:
             opened = await client.apps_connections_open(app_token=token)
         except Exception as exc:
             raise _startup_error(exc, "SLACK_APP_TOKEN") from None
-        self._socket = AsyncSocketModeHandler(app, app_token=token, web_client=client)
+        self._socket = CheckedSocketMode(app, app_token=token, web_client=client)
         self._socket.client.wss_uri = str(opened["url"])  # the URL just issued, used at once
         try:
             await asyncio.wait_for(

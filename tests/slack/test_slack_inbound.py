@@ -330,6 +330,13 @@ async def test_socket_mode_acknowledges_a_malformed_click_and_acts_on_nothing(
         await fake.send_envelope("interactive", odd)
         assert shown((await fake.reply("odd"))["blocks"]) == INVALID
         assert await answers(slack) == 0 and fake.replies["bad"] == []
+        caplog.clear()
+        # Fields Bolt reads while building its request, before any middleware can look.
+        for change in ({"authorizations": "x"}, {"enterprise": 5}):
+            await fake.send_envelope("interactive", slack.click_body("A", "U1", "bad") | change)
+        assert_no_tracebacks(caplog)
+        assert [r.getMessage().startswith("slack: refused a") for r in caplog.records] == [True] * 2
+        assert await answers(slack) == 0 and fake.replies["bad"] == []
         await verdict_after(slack, fake, "U1")
         assert_no_tracebacks(caplog)
     finally:
