@@ -27,8 +27,8 @@ PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
 NEEDED = ("view_channel", "send_messages", "embed_links")
 NO_MENTIONS = discord.AllowedMentions.none()
-# A verdict that failed in passing (a 503 or a cut connection: discord.py retries neither) is
-# sent once more if this much of Discord's 3-second window is still left.
+# A verdict that failed in passing is sent once more if this much of Discord's 3-second window
+# is still left. discord.py's webhook client retries 5xx itself; a cut connection it doesn't.
 RETRY_WITHIN = 2.0
 RETRY_AFTER = 0.3
 ALREADY_ANSWERED = 40060  # Discord's code: the cut-off first try had arrived after all

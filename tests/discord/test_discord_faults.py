@@ -104,9 +104,9 @@ async def test_a_failed_reveal_arrives_when_its_retry_is_due(
 async def test_a_verdict_that_fails_in_passing_is_sent_once_more_in_the_window(
     bots: BotFactory, fake_discord: FakeDiscord, fault: int | str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """discord.py retries neither a 503 nor a cut connection; the handler tries once more. After
-    a cut the first try had arrived: Discord refuses the second (40060), and nobody is told that
-    anything failed."""
+    """A 503 is retried by discord.py's webhook client; a cut connection by the handler, once.
+    After a cut the first try had arrived: Discord refuses the second (40060), and nobody is told
+    that anything failed."""
     bot = await bots.start()
     await fake_discord.reply_to(await fake_discord.slash("question"))
     mid = fake_discord.posted[0]
