@@ -1,7 +1,8 @@
 """Discord failing on purpose, against the real discord.py client: server errors, a connection
-cut after Discord did the work, and a slow API. discord.py itself retries HTTP 500, 502, 504 and
-524 (after 1, 3, 5, 7 s) and waits out rate limits; it does not retry a 503 or a cut connection,
-which the port reports as passing, so the core tries again later. The question is posted once
+cut after Discord did the work, and rate limits. For channel messages discord.py retries HTTP
+500, 502, 504 and 524 (after 1, 3, 5, 7 s) and waits out rate limits; it does not retry a 503 or a
+cut connection, which the port reports as passing, so the core tries again later. Interaction
+answers go through its webhook client, which retries any 5xx. The question is posted once
 (its nonce makes a repeat return the first message), the reveal lands when its retry is due, and
 every verdict arrives once."""
 
