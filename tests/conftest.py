@@ -19,7 +19,7 @@ from bot.model import ChannelRef
 from bot.quiz import Quiz
 from bot.storage import Store
 
-pytest_plugins = ["fake_slack", "fake_discord", "serve_process"]
+pytest_plugins = ["fake_slack", "fake_discord", "serve_process", "pg_server"]
 
 # Property tests: explore freely on a developer's machine; in CI the same examples every run (a
 # failure there is reproducible, never a coin toss), and no per-example deadline on a shared box.

@@ -14,10 +14,11 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from bot.storage.engine import BUSY_TIMEOUT_MS, Engine, inspecting
+from bot.storage.engine import Engine
 from bot.storage.errors import DatabaseUnusable
 from bot.storage.migrations import check_ours, migrate
 from bot.storage.place import check_place
+from bot.storage.sqlite import BUSY_TIMEOUT_MS, SqliteEngine, inspecting
 
 _LOCKED = (
     f"is locked by another process (it could not be written for {BUSY_TIMEOUT_MS / 1000:g} s): "
@@ -40,7 +41,7 @@ async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engin
     """The engine on a checked, migrated, writable file; DatabaseUnusable names what's wrong."""
     target = str(path)
     if target == ":memory:":
-        engine = await Engine.open(target)
+        engine = await SqliteEngine.open(target)
         await _prepare(engine)
         return engine
     file = Path(target)
@@ -49,7 +50,7 @@ async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engin
         if file.exists() and file.stat().st_size:
             async with inspecting(target) as conn:
                 await check_ours(conn, target)
-        engine = await Engine.open(target)
+        engine = await SqliteEngine.open(target)
         await _prepare(engine)
     return engine
 

