@@ -1,5 +1,8 @@
 """Where state lives: --db, then ZEROQUIZ_DB, then a per-user data directory.
 
+A value with a scheme (`postgresql://…`, `sqlite:///…`) is a URL and stays the string it is
+(storage/startup.py decides the backend); anything else is a file path.
+
 Only the per-user directory is ZeroQuiz's to create; the directory of a path the operator gave
 must exist (a typo there would otherwise start an empty leaderboard somewhere new).
 """
@@ -12,19 +15,19 @@ from pathlib import Path
 from platformdirs import user_data_dir
 
 
-def database_path(explicit: str | None = None) -> Path:
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("ZEROQUIZ_DB")
-    if env:
-        return Path(env).expanduser()
-    return default_database_path()
+def database_path(explicit: str | None = None) -> Path | str:
+    given = explicit or os.environ.get("ZEROQUIZ_DB")
+    if not given:
+        return default_database_path()
+    if "://" in given:
+        return given  # a URL: Path() would fold its "//"
+    return Path(given).expanduser()
 
 
 def default_database_path() -> Path:
     return Path(user_data_dir("zeroquiz", appauthor=False)) / "zeroquiz.sqlite3"
 
 
-def is_default_location(path: Path) -> bool:
+def is_default_location(path: Path | str) -> bool:
     """Whether `path` is the per-user default, whose directory ZeroQuiz may create."""
     return path == default_database_path()

@@ -48,8 +48,17 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def db(db_path: Path) -> AsyncIterator[Store]:
-    store = await Store.open(db_path)
+async def db_target(request: pytest.FixtureRequest, db_path: Path) -> str:
+    """The test's database: a SQLite file, or (in modules that run on both backends, with
+    `pytestmark = on_both_backends`) a fresh database on a real PostgreSQL server."""
+    from pg_server import backend_target  # a plugin of this conftest: imported once it's loaded
+
+    return await backend_target(getattr(request, "param", "sqlite"), request, db_path)
+
+
+@pytest.fixture
+async def db(db_target: str) -> AsyncIterator[Store]:
+    store = await Store.open(db_target)
     yield store
     await store.close()
 

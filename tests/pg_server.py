@@ -15,6 +15,7 @@ import os
 import secrets
 import shutil
 import socket
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -24,6 +25,8 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+
+from bot.storage.sqlite import sqlite_sql
 
 APP_USER = "zqapp"
 START_TIMEOUT = 30.0
@@ -147,3 +150,36 @@ def pg_server() -> Iterator[PgServer]:
 async def pg_url(pg_server: PgServer) -> str:
     """The URL of a fresh database, as an operator would write ZEROQUIZ_DB."""
     return pg_server.url(await pg_server.create_database())
+
+
+# -- one parametrised fixture for tests that run on both backends --------------------------------
+BACKENDS = ("sqlite", "postgres")
+# `pytestmark = on_both_backends` in a module runs each of its tests on both (conftest's
+# `db_target`, and `db` and `quiz` on top of it).
+on_both_backends = pytest.mark.parametrize("db_target", BACKENDS, indirect=True)
+
+
+async def backend_target(backend: str, request: pytest.FixtureRequest, db_path: Path) -> str:
+    """A SQLite file, or a fresh database on the session's PostgreSQL server."""
+    if backend == "sqlite":
+        return str(db_path)
+    server: PgServer = request.getfixturevalue("pg_server")
+    return server.url(await server.create_database())
+
+
+async def look(target: str, sql: str, *params: object) -> list[tuple[object, ...]]:
+    """What the database holds, read on a separate connection (as another process would).
+
+    Only for tests that check the storage layer itself from outside; other tests read through
+    the Store, as the code does."""
+    if target.startswith("postgresql://"):
+        conn = await asyncpg.connect(target)
+        try:
+            return [tuple(row) for row in await conn.fetch(sql, *params)]
+        finally:
+            await conn.close()
+    db = sqlite3.connect(f"file:{target}?mode=ro", uri=True)
+    try:
+        return list(db.execute(sqlite_sql(sql), params))  # `$1` as the storage layer writes it
+    finally:
+        db.close()

@@ -53,8 +53,9 @@ class SyncState:
 
 
 def state_path_for(db_path: str) -> Path | None:
-    """`quiz.sqlite3` -> `quiz.sqlite3.discord-commands.json`; None for in-memory databases."""
-    if not db_path or db_path == ":memory:":
+    """`quiz.sqlite3` -> `quiz.sqlite3.discord-commands.json`; None for in-memory databases and
+    for a database server (then the commands are synced again at each start)."""
+    if not db_path or db_path == ":memory:" or "://" in db_path:
         return None
     return Path(db_path).with_name(Path(db_path).name + ".discord-commands.json")
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from bot.periods import to_ms
 from bot.storage import totals
-from bot.storage.engine import Conn, Engine
+from bot.storage.engine import Conn, Engine, param
 from bot.storage.records import AnswerOutcome, AnswerRequest
 from bot.storage.slots import FairSlots
 
@@ -168,6 +168,7 @@ async def _upsert_players(
 ) -> dict[tuple[int, str], tuple[int, str]]:
     """Create or find players; a known name replaces the stored one, a provisional one (a Slack
     handle before users.info answered) only fills an empty name."""
+    requests = sorted(requests, key=lambda r: (r.team_id, r.user))  # one lock order for all
     values = ", ".join(f"(${3 * n + 1}, ${3 * n + 2}, ${3 * n + 3})" for n in range(len(requests)))
     keep = "players.display_name = ''" if provisional else "excluded.display_name != ''"
     rows = await tx.fetch(
@@ -190,19 +191,24 @@ async def _insert(tx: Conn, items: list[_Item]) -> set[tuple[int, int]]:
         return set()
     width = 6
     values = ", ".join(
-        "(" + ", ".join(f"${width * n + k}" for k in range(1, width + 1)) + ")"
+        "(" + ", ".join(param(tx.dialect, width * n + k, "bigint") for k in range(1, 7)) + ")"
         for n in range(len(items))
     )
     params: list[object] = []
-    for item in items:
+    # In key order: two replicas' batches then take their row locks in the same order.
+    for item in sorted(items, key=lambda i: (i.request.round_id, i.player_id)):
         r = item.request
         params += [r.round_id, item.player_id, r.option, int(r.correct), r.points, to_ms(r.at)]
+    # PostgreSQL: FOR SHARE makes an answer wait for a close of its round that is under way
+    # (and see it closed), and a close wait for the answers being inserted; SQLite's single
+    # writer serialises them anyway.
+    lock = "FOR SHARE OF r" if tx.dialect == "postgres" else ""
     rows = await tx.fetch(
         f"""INSERT INTO answers (round_id, player_id, choice, correct, points, answered_at)
             SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6
             FROM (VALUES {values}) AS v
             JOIN rounds r ON r.id = v.column1 AND r.closed_at IS NULL AND r.deadline_at > v.column6
-            WHERE true
+            WHERE true {lock}
             ON CONFLICT (round_id, player_id) DO NOTHING
             RETURNING round_id, player_id""",
         *params,
@@ -242,7 +248,10 @@ async def _existing(tx: Conn, keys: list[tuple[int, int]]) -> dict[tuple[int, in
     """The earlier answers of those whose click did not insert (already answered, or closed)."""
     if not keys:
         return {}
-    values = ", ".join(f"(${2 * n + 1}, ${2 * n + 2})" for n in range(len(keys)))
+    values = ", ".join(
+        f"({param(tx.dialect, 2 * n + 1, 'bigint')}, {param(tx.dialect, 2 * n + 2, 'bigint')})"
+        for n in range(len(keys))
+    )
     rows = await tx.fetch(
         f"""SELECT round_id, player_id, choice FROM answers
             WHERE (round_id, player_id) IN (VALUES {values})""",

@@ -14,6 +14,12 @@ from typing import Any, Literal, Protocol
 Dialect = Literal["sqlite", "postgres"]
 
 
+def param(dialect: Dialect, n: int, pg_type: str) -> str:
+    """Placeholder `$n`, its type spelled out for PostgreSQL where nothing around it says it (a
+    VALUES list): PostgreSQL would take an untyped parameter there for text."""
+    return f"${n}::{pg_type}" if dialect == "postgres" else f"${n}"
+
+
 class Record(Protocol):
     """A result row: by position or by column name (sqlite3.Row, asyncpg.Record)."""
 

@@ -10,14 +10,17 @@ can't be opened, I/O, disk full) become DatabaseUnusable; any other error is a b
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from bot.storage.engine import Engine
+from bot.storage.engine import Dialect, Engine
 from bot.storage.errors import DatabaseUnusable
 from bot.storage.migrations import check_ours, migrate
+from bot.storage.pgfaults import pg_problem
 from bot.storage.place import check_place
+from bot.storage.postgres import PgEngine, display_url
 from bot.storage.sqlite import BUSY_TIMEOUT_MS, SqliteEngine, inspecting
 
 _LOCKED = (
@@ -37,9 +40,30 @@ _PROBLEMS = {
 }
 
 
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def backend_of(target: str | Path) -> tuple[Dialect, str]:
+    """Which backend a `--db`/ZEROQUIZ_DB value names: a PostgreSQL URL, or a SQLite file (a path,
+    or `sqlite:///relative` / `sqlite:////absolute`, as SQLAlchemy writes them)."""
+    text = str(target)
+    if text.startswith(("postgresql://", "postgres://")):
+        return "postgres", text
+    if text.startswith("sqlite:///"):
+        return "sqlite", text.removeprefix("sqlite:///")
+    if _URL.match(text) and not Path(text).exists():
+        raise DatabaseUnusable(
+            display_url(text), "is a URL ZeroQuiz can't use: give postgresql://… or a file path"
+        )
+    return "sqlite", text
+
+
 async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engine:
-    """The engine on a checked, migrated, writable file; DatabaseUnusable names what's wrong."""
-    target = str(path)
+    """The engine on a checked, migrated, writable database; DatabaseUnusable names what's
+    wrong (a file's path, or a URL with its password left out)."""
+    dialect, target = backend_of(path)
+    if dialect == "postgres":
+        return await open_postgres(target)
     if target == ":memory:":
         engine = await SqliteEngine.open(target)
         await _prepare(engine)
@@ -52,6 +76,29 @@ async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engin
                 await check_ours(conn, target)
         engine = await SqliteEngine.open(target)
         await _prepare(engine)
+    return engine
+
+
+async def open_postgres(url: str) -> Engine:
+    shown = display_url(url)
+    try:
+        engine = await PgEngine.open(url)
+    except BaseException as exc:
+        problem = pg_problem(exc)
+        if problem is None:
+            raise
+        raise DatabaseUnusable(shown, problem) from None
+    try:
+        async with engine.raw() as conn:
+            await check_ours(conn, shown)
+        await _prepare(engine)
+    except DatabaseUnusable:
+        raise
+    except BaseException as exc:
+        problem = pg_problem(exc)
+        if problem is None:
+            raise
+        raise DatabaseUnusable(shown, problem) from None
     return engine
 
 

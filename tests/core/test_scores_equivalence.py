@@ -15,11 +15,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from helpers import RecordingPort, peek
+from helpers import RecordingPort
+from pg_server import look, on_both_backends
 
 from bot.bank import Bank
 from bot.clock import FakeClock
@@ -28,6 +28,8 @@ from bot.quiz import Quiz
 from bot.rounds import POINTS_PER_CORRECT
 from bot.storage import Store
 from bot.views import PERIODS, Feedback, LeaderboardView, LeaderRow, Period, QuestionView
+
+pytestmark = on_both_backends
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 RUN_WINDOW = timedelta(minutes=5)
@@ -84,9 +86,9 @@ class Line:
     reached: int
 
 
-def read_answers(db_path: Path) -> list[Answer]:
-    rows = peek(
-        db_path,
+async def read_answers(db_target: str) -> list[Answer]:
+    rows = await look(
+        db_target,
         """SELECT t.team, p.platform_user, p.display_name, a.round_id, r.run_id, a.correct,
                   a.points, a.answered_at
            FROM answers a JOIN players p ON p.id = a.player_id JOIN teams t ON t.id = p.team_id
@@ -197,7 +199,7 @@ class History:
     quiz: Quiz
     clock: FakeClock
     port: RecordingPort
-    db_path: Path
+    db_target: str
     bank: Bank
     rng: random.Random
     teams: list[Team]
@@ -296,7 +298,13 @@ class History:
         first = await self.quiz.start_run(team.channel, count, RUN_WINDOW)
         assert isinstance(first, QuestionView)
         run_id = int(
-            str(peek(self.db_path, "SELECT run_id FROM rounds WHERE id = ?", first.round_id)[0][0])
+            str(
+                (
+                    await look(
+                        self.db_target, "SELECT run_id FROM rounds WHERE id = $1", first.round_id
+                    )
+                )[0][0]
+            )
         )
         view = first
         notices = len(self.port.notices)
@@ -310,7 +318,7 @@ class History:
         assert len(self.port.notices) == notices + 1
         channel, notice = self.port.notices[-1]
         assert channel == team.channel
-        mine = [a for a in read_answers(self.db_path) if a.run_id == run_id]
+        mine = [a for a in await read_answers(self.db_target) if a.run_id == run_id]
         assert {a.team for a in mine} <= {team.key}
         rows = ranked(standings(mine))[:10]
         assert notice.lines == (text_lines(rows) or ("Nobody scored in this run.",)), run_id
@@ -332,12 +340,12 @@ class History:
     async def check(self, *, everyone: bool = False) -> None:
         """Every team's leaderboards for every period, and own ranks, against the file."""
         now = self.now()
-        answers = read_answers(self.db_path)
+        answers = await read_answers(self.db_target)
         got = {(a.team, a.round_id, a.user): (a.correct, a.at) for a in answers}
         assert got == self.intended, "the file holds other answers than the first clicks"
         assert all(a.points == (POINTS_PER_CORRECT if a.correct else 0) for a in answers)
         for team in self.teams:
-            zone = peek(self.db_path, "SELECT tz FROM teams WHERE team = ?", team.key)
+            zone = await look(self.db_target, "SELECT tz FROM teams WHERE team = $1", team.key)
             assert zone == [(team.tz,)]
             for a in answers:
                 if a.team == team.key:
@@ -367,7 +375,7 @@ class History:
         self.counts.checks += 1
 
     async def check_stats(self) -> None:
-        answers = read_answers(self.db_path)
+        answers = await read_answers(self.db_target)
         for team in self.teams:
             members = [p.user for p in team.roster]
             others = {p.user for t in self.teams if t is not team for p in t.roster}
@@ -483,7 +491,7 @@ async def history(
     quiz: Quiz,
     clock: FakeClock,
     port: RecordingPort,
-    db_path: Path,
+    db_target: str,
     bank: Bank,
     *,
     seed: int,
@@ -508,7 +516,7 @@ async def history(
         "Europe/Berlin",
         roster(rng, [f"U{n}" for n in range(1, 17)] + [f"W{n}" for n in range(1, 7)], "Bo"),
     )
-    h = History(quiz, clock, port, db_path, bank, rng, [a, b])
+    h = History(quiz, clock, port, db_target, bank, rng, [a, b])
     await clock.advance(to=start)
     for team in h.teams:
         await quiz.set_team_tz(team.ref, team.tz)
@@ -534,7 +542,7 @@ async def test_maintained_totals_match_a_recomputation(
     quiz: Quiz,
     clock: FakeClock,
     port: RecordingPort,
-    db_path: Path,
+    db_target: str,
     bank: Bank,
     seed: int,
     start: datetime,
@@ -545,7 +553,7 @@ async def test_maintained_totals_match_a_recomputation(
         quiz,
         clock,
         port,
-        db_path,
+        db_target,
         bank,
         seed=seed,
         start=start,
@@ -576,17 +584,17 @@ async def test_a_restarted_process_reads_the_same_leaderboards(
     make_quiz: Callable[..., Quiz],
     clock: FakeClock,
     port: RecordingPort,
-    db_path: Path,
+    db_target: str,
     bank: Bank,
 ) -> None:
-    store = await Store.open(db_path)
+    store = await Store.open(db_target)
     try:
         quiz = make_quiz(store, port)
         h = await history(
             quiz,
             clock,
             port,
-            db_path,
+            db_target,
             bank,
             seed=44,
             start=datetime(2026, 3, 23, 15, tzinfo=UTC),
@@ -597,7 +605,7 @@ async def test_a_restarted_process_reads_the_same_leaderboards(
         before = await boards(quiz, h.teams)
     finally:
         await store.close()
-    store = await Store.open(db_path)
+    store = await Store.open(db_target)
     try:
         h.quiz = make_quiz(store, port, seed=8)
         assert await boards(h.quiz, h.teams) == before
@@ -611,13 +619,13 @@ async def test_a_restarted_process_reads_the_same_leaderboards(
 
 
 async def test_a_month_whose_first_hour_happens_twice(
-    quiz: Quiz, clock: FakeClock, port: RecordingPort, db_path: Path, bank: Bank
+    quiz: Quiz, clock: FakeClock, port: RecordingPort, db_target: str, bank: Bank
 ) -> None:
     """Havana falls back from 01:00 to 00:00 on Sunday 2026-11-01: November's first local hour
     happens twice (04:00-05:00 and 05:00-06:00 UTC); an answer in either is in November."""
     one, two = Player("U1", "One", 1.0, 1.0), Player("U2", "Two", 1.0, 1.0)
     team = Team(TeamRef("test", "TH"), ChannelRef("test", "TH", "CH"), "America/Havana", [one, two])
-    h = History(quiz, clock, port, db_path, bank, random.Random(1), [team])
+    h = History(quiz, clock, port, db_target, bank, random.Random(1), [team])
     await quiz.set_team_tz(team.ref, team.tz)
     for opened, player in (
         (datetime(2026, 11, 1, 4, 25, tzinfo=UTC), one),

@@ -1,20 +1,22 @@
 """The storage contract the core relies on: re-entrant transactions, reads beside writes,
-group commit with the database deciding each answer, and durable commits."""
+group commit with the database deciding each answer, and durable commits. Every test runs on
+both backends: a SQLite file, and a real PostgreSQL server the suite starts itself."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from conftest import CHANNEL
-from helpers import peek
+from pg_server import look, on_both_backends
 
 from bot.clock import FakeClock
 from bot.model import UserRef
 from bot.quiz import Quiz
 from bot.storage import AnswerRequest, Store
+
+pytestmark = on_both_backends
 
 
 async def test_transactions_are_reentrant(quiz: Quiz, db: Store) -> None:
@@ -26,7 +28,7 @@ async def test_transactions_are_reentrant(quiz: Quiz, db: Store) -> None:
 
 
 async def test_a_failure_rolls_back_everything_the_outer_transaction_did(
-    quiz: Quiz, db: Store
+    quiz: Quiz, db: Store, db_target: str
 ) -> None:
     with pytest.raises(RuntimeError):
         async with db.transaction():
@@ -35,7 +37,7 @@ async def test_a_failure_rolls_back_everything_the_outer_transaction_did(
                 await db.teams.channel_id(CHANNEL)
             raise RuntimeError("boom")
     assert await quiz.channel_lang(CHANNEL) == "en"
-    assert peek(db.path, "SELECT COUNT(*) FROM channels") == [(0,)]
+    assert await look(db_target, "SELECT COUNT(*) FROM channels") == [(0,)]
 
 
 async def test_reads_do_not_wait_for_an_open_write(quiz: Quiz, db: Store) -> None:
@@ -59,7 +61,7 @@ async def test_reads_do_not_wait_for_an_open_write(quiz: Quiz, db: Store) -> Non
 
 
 async def test_answers_arriving_together_share_commits_and_each_is_decided(
-    quiz: Quiz, db: Store
+    quiz: Quiz, db: Store, db_target: str
 ) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
@@ -73,11 +75,11 @@ async def test_answers_arriving_together_share_commits_and_each_is_decided(
     assert results[-1].chosen_letter == results[0].chosen_letter  # the first click counted
     commits = db.answers.batches - before
     assert 1 <= commits <= 10, commits  # 301 clicks, a handful of transactions
-    assert peek(db.path, "SELECT COUNT(*) FROM answers") == [(300,)]
+    assert await look(db_target, "SELECT COUNT(*) FROM answers") == [(300,)]
 
 
 async def test_an_answer_after_the_close_is_refused_by_the_database(
-    quiz: Quiz, db: Store, clock: FakeClock
+    quiz: Quiz, db: Store, clock: FakeClock, db_target: str
 ) -> None:
     view = await quiz.start_round(CHANNEL, window=timedelta(minutes=1))
     assert view is not None
@@ -97,10 +99,12 @@ async def test_an_answer_after_the_close_is_refused_by_the_database(
     await quiz.close_round(view.round_id, "admin")
     late = await quiz.answer(view.round_id, UserRef("test", "T1", "U2"), 0)
     assert late.status == "closed"
-    assert peek(db.path, "SELECT COUNT(*) FROM answers") == [(0,)]
+    assert await look(db_target, "SELECT COUNT(*) FROM answers") == [(0,)]
 
 
-async def test_a_provisional_name_never_replaces_a_known_one(quiz: Quiz, db: Store) -> None:
+async def test_a_provisional_name_never_replaces_a_known_one(
+    quiz: Quiz, db: Store, db_target: str
+) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     await quiz.answer(view.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0)
@@ -108,18 +112,18 @@ async def test_a_provisional_name_never_replaces_a_known_one(quiz: Quiz, db: Sto
     other = await quiz.start_round(CHANNEL)
     assert other is not None
     await quiz.answer(other.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0)
-    assert peek(db.path, "SELECT display_name FROM players") == [("Ada Lovelace",)]
+    assert await look(db_target, "SELECT display_name FROM players") == [("Ada Lovelace",)]
 
 
 async def test_a_committed_answer_is_in_the_file_before_answer_returns(
-    quiz: Quiz, db_path: Path
+    quiz: Quiz, db_target: str
 ) -> None:
     view = await quiz.start_round(CHANNEL)
     assert view is not None
     feedback = await quiz.answer(view.round_id, UserRef("test", "T1", "U1"), 0)
     assert feedback.recorded
     # A separate connection (another process would see the same) finds it at once.
-    assert peek(db_path, "SELECT COUNT(*) FROM answers") == [(1,)]
+    assert await look(db_target, "SELECT COUNT(*) FROM answers") == [(1,)]
 
 
 async def test_recording_inside_a_transaction_fails_fast_instead_of_hanging(

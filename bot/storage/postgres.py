@@ -1,0 +1,154 @@
+"""The PostgreSQL backend: an asyncpg pool shared by every replica's statements.
+
+Unlike SQLite there is no process-wide write lock: transactions from this and other processes
+run side by side at READ COMMITTED, and the invariants hold in the statements themselves (an
+answer's INSERT locks its round row FOR SHARE, so it serialises against a concurrent close;
+claims are compare-and-swap UPDATEs; uniqueness is in the schema). A transaction is re-entrant
+within one task through a ContextVar, as in the SQLite backend. Reads that must agree with each
+other (`snapshot()`) run in a read-only REPEATABLE READ transaction.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+from asyncpg.pool import PoolConnectionProxy
+
+from bot.storage.engine import Dialect
+
+POOL_MIN = 1
+POOL_MAX = 10
+CONNECT_TIMEOUT = 10.0
+COMMAND_TIMEOUT = 60.0
+
+
+def display_url(url: str) -> str:
+    """The URL as it may be printed: the password replaced, never shown."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address goes back into brackets
+        host = f"[{host}]"
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _rows_changed(status: str) -> int:
+    """asyncpg's command tag ("INSERT 0 3", "UPDATE 2", "DELETE 0") as a row count."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PgConn:
+    dialect: Dialect = "postgres"
+
+    def __init__(
+        self, conn: asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]
+    ) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, *params: Any) -> int:
+        return _rows_changed(await self._conn.execute(sql, *params))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self._conn.executemany(sql, list(rows))
+
+    async def fetch(self, sql: str, *params: Any) -> list[asyncpg.Record]:
+        return list(await self._conn.fetch(sql, *params))
+
+    async def fetchrow(self, sql: str, *params: Any) -> asyncpg.Record | None:
+        return await self._conn.fetchrow(sql, *params)
+
+    async def fetchval(self, sql: str, *params: Any) -> Any:
+        return await self._conn.fetchval(sql, *params)
+
+    async def script(self, statements: Iterable[str]) -> None:
+        for statement in statements:
+            await self._conn.execute(statement)
+
+
+class PgEngine:
+    dialect: Dialect = "postgres"
+
+    def __init__(self, pool: asyncpg.Pool[asyncpg.Record], url: str) -> None:
+        self._pool = pool
+        self.path = display_url(url)
+        self._current: contextvars.ContextVar[PgConn | None] = contextvars.ContextVar(
+            f"zeroquiz-pg-tx-{id(self)}", default=None
+        )
+
+    @classmethod
+    async def open(cls, url: str, *, max_size: int = POOL_MAX) -> PgEngine:
+        pool = await asyncpg.create_pool(
+            url,
+            min_size=POOL_MIN,
+            max_size=max_size,
+            timeout=CONNECT_TIMEOUT,
+            command_timeout=COMMAND_TIMEOUT,
+            server_settings={"application_name": "zeroquiz", "timezone": "UTC"},
+        )
+        return cls(pool, url)
+
+    def current(self) -> PgConn | None:
+        return self._current.get()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[PgConn]:
+        outer = self.current()
+        if outer is not None:
+            yield outer
+            return
+        async with self._pool.acquire() as conn, conn.transaction():
+            tx = PgConn(conn)
+            token = self._current.set(tx)
+            try:
+                yield tx
+            finally:
+                self._current.reset(token)
+
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[PgConn]:
+        outer = self.current()
+        if outer is not None:
+            yield outer
+            return
+        async with (
+            self._pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            yield PgConn(conn)
+
+    @asynccontextmanager
+    async def reader(self) -> AsyncIterator[PgConn]:
+        outer = self.current()
+        if outer is not None:
+            yield outer
+            return
+        async with self._pool.acquire() as conn:
+            yield PgConn(conn)
+
+    @asynccontextmanager
+    async def raw(self) -> AsyncIterator[PgConn]:
+        async with self._pool.acquire() as conn:
+            yield PgConn(conn)
+
+    async def check_writable(self) -> None:
+        """A server in recovery (a read-only standby) or a read-only default refuses writes."""
+        async with self.raw() as conn:
+            read_only = await conn.fetchval("SELECT current_setting('transaction_read_only')")
+            if read_only == "on":
+                raise asyncpg.ReadOnlySQLTransactionError("the server only accepts reads")
+
+    async def settings(self) -> list[dict[str, object]]:
+        names = ("server_version", "transaction_isolation", "synchronous_commit", "TimeZone")
+        async with self.raw() as conn:
+            return [{n: await conn.fetchval(f"SHOW {n}") for n in names}]
+
+    async def close(self, *, checkpoint: bool = True) -> None:
+        await self._pool.close()
