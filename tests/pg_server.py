@@ -154,9 +154,16 @@ async def pg_url(pg_server: PgServer) -> str:
 
 # -- one parametrised fixture for tests that run on both backends --------------------------------
 BACKENDS = ("sqlite", "postgres")
-# `pytestmark = on_both_backends` in a module runs each of its tests on both (conftest's
-# `db_target`, and `db` and `quiz` on top of it).
-on_both_backends = pytest.mark.parametrize("db_target", BACKENDS, indirect=True)
+# `pytestmark = on_both_backends` in a module runs each of its tests that uses a database on
+# both (conftest's `db_target`, and `db` and `quiz` on top of it); see pytest_generate_tests.
+on_both_backends = pytest.mark.both_backends
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "db_target" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
+        "both_backends"
+    ):
+        metafunc.parametrize("db_target", BACKENDS, indirect=True)
 
 
 async def backend_target(backend: str, request: pytest.FixtureRequest, db_path: Path) -> str:

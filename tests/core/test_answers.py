@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from pathlib import Path
 
 from conftest import CHANNEL
 from helpers import RecordingPort, player, right_choice
+from pg_server import on_both_backends
 
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.quiz import Quiz
 from bot.storage import Store
+
+pytestmark = on_both_backends
 
 
 async def answer_rows(store: Store, round_id: int) -> int:
@@ -69,11 +71,11 @@ async def test_same_user_twenty_concurrent_clicks_record_one(quiz: Quiz) -> None
 
 
 async def test_two_processes_worth_of_connections_cannot_double_count(
-    db_path: Path, make_quiz: Callable[..., Quiz], port: RecordingPort
+    db_target: str, make_quiz: Callable[..., Quiz], port: RecordingPort
 ) -> None:
     """Two Quiz instances with their own connections to one file, as two running bots would."""
-    db_a = await Store.open(db_path)
-    db_b = await Store.open(db_path)
+    db_a = await Store.open(db_target)
+    db_b = await Store.open(db_target)
     try:
         quiz_a, quiz_b = make_quiz(db_a, port), make_quiz(db_b, port)
         view = await quiz_a.start_round(CHANNEL)

@@ -8,12 +8,12 @@ import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import CHANNEL
 from helpers import RecordingPort, right_choice
+from pg_server import on_both_backends
 
 from bot.app import add_daily, build_quiz
 from bot.bank import Bank
@@ -26,6 +26,8 @@ from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
 from bot.views import NoticeView, QuestionView
+
+pytestmark = on_both_backends
 
 NEW_YORK = ZoneInfo("America/New_York")
 ADMIN = UserRef("test", "T1", "UADMIN", "Admin")
@@ -44,8 +46,8 @@ class Stack:
         await self.db.close()
 
 
-async def boot(db_path: Path, clock: FakeClock, bank: Bank, seed: int = 1) -> Stack:
-    db = await Store.open(db_path)
+async def boot(db_target: str, clock: FakeClock, bank: Bank, seed: int = 1) -> Stack:
+    db = await Store.open(db_target)
     port = RecordingPort()
     quiz = build_quiz(db, bank, clock, random.Random(seed))
     quiz.add_port(port)
@@ -78,10 +80,10 @@ def post_times(port: RecordingPort) -> list[datetime]:
     return [view.opened_at for _, view in port.posted]
 
 
-async def scheduled_at_nine(db_path: Path, clock: FakeClock, bank: Bank) -> Stack:
+async def scheduled_at_nine(db_target: str, clock: FakeClock, bank: Bank) -> Stack:
     """A running instance where an admin set `daily 09:00 UTC` at 08:00 on Monday 2026-01-05."""
     await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
-    stack = await boot(db_path, clock, bank)
+    stack = await boot(db_target, clock, bank)
     assert (await admin(stack, "daily 09:00 UTC")).ok
     return stack
 
@@ -101,8 +103,8 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def stack(db_path: Path, clock: FakeClock, bank: Bank) -> AsyncIterator[Stack]:
-    s = await boot(db_path, clock, bank)
+async def stack(db_target: str, clock: FakeClock, bank: Bank) -> AsyncIterator[Stack]:
+    s = await boot(db_target, clock, bank)
     yield s
     await s.close()
 
@@ -189,15 +191,15 @@ async def test_repeated_hour_posts_once(stack: Stack, clock: FakeClock) -> None:
 
 
 async def test_thirty_restarts_in_a_day_post_once(
-    db_path: Path, clock: FakeClock, bank: Bank
+    db_target: str, clock: FakeClock, bank: Bank
 ) -> None:
     await clock.advance(to=datetime(2026, 1, 5, 0, 0, tzinfo=UTC))  # Monday
-    first = await boot(db_path, clock, bank)
+    first = await boot(db_target, clock, bank)
     assert (await admin(first, "daily 09:00 UTC")).ok
     await first.close()
     posted: list[RecordingPort] = []
     for i in range(30):  # a restart every 48 minutes, each instance running for a while
-        stack = await boot(db_path, clock, bank, seed=i)
+        stack = await boot(db_target, clock, bank, seed=i)
         await walk(stack, clock, clock.now() + timedelta(minutes=48), timedelta(minutes=16))
         posted.append(stack.port)
         await stack.close()
@@ -206,11 +208,11 @@ async def test_thirty_restarts_in_a_day_post_once(
 
 
 async def test_two_instances_on_one_database_post_once(
-    db_path: Path, clock: FakeClock, bank: Bank
+    db_target: str, clock: FakeClock, bank: Bank
 ) -> None:
     await clock.advance(to=datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
-    a = await boot(db_path, clock, bank, seed=1)
-    b = await boot(db_path, clock, bank, seed=2)
+    a = await boot(db_target, clock, bank, seed=1)
+    b = await boot(db_target, clock, bank, seed=2)
     try:
         assert (await admin(a, "daily 09:00 UTC")).ok
         b.sched.wake()
@@ -235,11 +237,11 @@ class HangingPort(RecordingPort):
 
 
 async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
-    db_path: Path, clock: FakeClock, bank: Bank
+    db_target: str, clock: FakeClock, bank: Bank
 ) -> None:
-    await (await scheduled_at_nine(db_path, clock, bank)).close()
+    await (await scheduled_at_nine(db_target, clock, bank)).close()
 
-    db = await Store.open(db_path)
+    db = await Store.open(db_target)
     quiz = build_quiz(db, bank, clock, random.Random(3))
     hanging = HangingPort()
     quiz.add_port(hanging)
@@ -255,7 +257,7 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
     await db.close()
 
     await clock.advance(180)  # restart after the claim's lease ran out
-    restarted = await boot(db_path, clock, bank, seed=4)
+    restarted = await boot(db_target, clock, bank, seed=4)
     try:
         assert len(restarted.port.posted) == 1
         assert restarted.port.dedupe_keys == hanging.dedupe_keys  # Discord drops a real repeat
@@ -266,13 +268,13 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
 
 
 async def test_down_past_posting_time_posts_late_within_grace(
-    db_path: Path, clock: FakeClock, bank: Bank
+    db_target: str, clock: FakeClock, bank: Bank
 ) -> None:
-    s = await scheduled_at_nine(db_path, clock, bank)
+    s = await scheduled_at_nine(db_target, clock, bank)
     await clock.advance(to=datetime(2026, 1, 5, 8, 30, tzinfo=UTC))
     await s.close()  # down from 08:30
     await clock.advance(to=datetime(2026, 1, 5, 9, 40, tzinfo=UTC))
-    s = await boot(db_path, clock, bank)  # back at 09:40
+    s = await boot(db_target, clock, bank)  # back at 09:40
     try:
         assert post_times(s.port) == [datetime(2026, 1, 5, 9, 40, tzinfo=UTC)]
     finally:
@@ -280,14 +282,14 @@ async def test_down_past_posting_time_posts_late_within_grace(
 
 
 async def test_down_beyond_grace_skips_and_logs(
-    db_path: Path, clock: FakeClock, bank: Bank, caplog: pytest.LogCaptureFixture
+    db_target: str, clock: FakeClock, bank: Bank, caplog: pytest.LogCaptureFixture
 ) -> None:
-    s = await scheduled_at_nine(db_path, clock, bank)
+    s = await scheduled_at_nine(db_target, clock, bank)
     await clock.advance(to=datetime(2026, 1, 5, 8, 30, tzinfo=UTC))
     await s.close()
     await clock.advance(to=datetime(2026, 1, 5, 11, 0, tzinfo=UTC))
     with caplog.at_level(logging.WARNING):
-        s = await boot(db_path, clock, bank)
+        s = await boot(db_target, clock, bank)
     try:
         assert s.port.posted == []
         assert any(
