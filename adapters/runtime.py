@@ -58,10 +58,11 @@ class Runtime:
         rng: random.Random,
         *,
         create_parent: bool = False,
+        replica: str | None = None,
     ) -> Runtime:
         """StorageError, one line naming the path and the problem, if the database is unusable."""
         store = await Store.open(db_path, create_parent=create_parent)
-        quiz = build_quiz(store, bank, clock, rng)
+        quiz = build_quiz(store, bank, clock, rng, holder=replica)
         daily = add_daily(quiz)
         scheduler = Scheduler(clock, quiz, daily)
         quiz.on_change(scheduler.wake)

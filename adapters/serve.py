@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from adapters.runtime import ConfigError, Runtime, Surface
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
-from bot.config import database_path, is_default_location
+from bot.config import database_path, is_default_location, replica_id
 from bot.storage import StorageError
 
 log = logging.getLogger("zeroquiz")
@@ -69,7 +69,12 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
     try:
         bank = load_bank()
         runtime = await Runtime.open(
-            path, bank, SystemClock(), random.Random(), create_parent=is_default_location(path)
+            path,
+            bank,
+            SystemClock(),
+            random.Random(),
+            create_parent=is_default_location(path),
+            replica=replica_id(),
         )
     except (BankError, StorageError) as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)

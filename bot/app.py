@@ -28,8 +28,12 @@ def build_quiz(
     rng: random.Random,
     *,
     default_window: timedelta = DEFAULT_WINDOW,
+    holder: str | None = None,
 ) -> Quiz:
-    rounds = Rounds(store, bank, clock, rng, Delivery(clock), default_window=default_window)
+    """`holder` names this replica in the database's claims (see Rounds)."""
+    rounds = Rounds(
+        store, bank, clock, rng, Delivery(clock), default_window=default_window, holder=holder
+    )
     return Quiz(rounds, Runs(rounds), Reveals(rounds))
 
 

@@ -10,6 +10,7 @@ must exist (a typo there would otherwise start an empty leaderboard somewhere ne
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 from platformdirs import user_data_dir
@@ -31,3 +32,9 @@ def default_database_path() -> Path:
 def is_default_location(path: Path | str) -> bool:
     """Whether `path` is the per-user default, whose directory ZeroQuiz may create."""
     return path == default_database_path()
+
+
+def replica_id() -> str:
+    """Which replica this process is, in the database's claims: ZEROQUIZ_REPLICA_ID, else the
+    host name. Replicas on one host must each set their own; a restart keeps it."""
+    return os.environ.get("ZEROQUIZ_REPLICA_ID", "").strip() or socket.gethostname()

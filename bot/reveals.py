@@ -11,7 +11,7 @@ import logging
 from datetime import datetime, timedelta
 
 from bot import presenter
-from bot.rounds import Rounds
+from bot.rounds import CLAIM_LEASE, Rounds
 from bot.storage import RoundRecord
 from bot.views import RevealView
 
@@ -46,10 +46,14 @@ class Reveals:
         port = self.rounds.delivery.ports.get(row.platform)
         if port is None:
             return view  # another process, which serves this platform, will reveal it
+        store = self.rounds.store.rounds
+        if not await store.claim(round_id, self.rounds.holder, self.rounds.now(), CLAIM_LEASE):
+            return view  # another replica is revealing it right now
         try:
             async with self.rounds.message_lock(round_id):
                 await port.post_reveal(row.channel_ref, row.message_ref, view)
         except Exception as exc:  # a platform failure must not lose the close
+            await store.release(round_id, self.rounds.holder)
             attempts = self._failures.get(round_id, (0, self.rounds.clock.now()))[0] + 1
             log.warning(
                 "reveal of round %s in %s failed (attempt %d): %s",
@@ -64,6 +68,7 @@ class Reveals:
         self._failures.pop(round_id, None)
         self.rounds.forget_message(round_id)
         await self._mark(round_id)
+        await store.release(round_id, self.rounds.holder)
         return view
 
     async def stray(self, round_id: int, ref: str) -> bool:

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 POINTS_PER_CORRECT = 10
 ROUND_CACHE_SIZE = 1024
 DEFAULT_WINDOW = timedelta(minutes=10)
+# How long a replica's claim to post or reveal a round holds: longer than any post with its
+# retries takes, short enough that a crashed replica's work is taken over within a minute.
+CLAIM_LEASE = timedelta(seconds=60)
 
 
 def post_key(row: RoundRecord) -> str:
@@ -49,6 +52,7 @@ class Rounds:
         delivery: Delivery,
         *,
         default_window: timedelta = DEFAULT_WINDOW,
+        holder: str | None = None,
     ) -> None:
         self.store = store
         self.bank = bank
@@ -56,6 +60,10 @@ class Rounds:
         self.rng = rng
         self.delivery = delivery
         self.default_window = default_window
+        # This replica, in the claims other replicas see. Stable across restarts of one replica
+        # (serve: ZEROQUIZ_REPLICA_ID, else the host name), so a replica that crashed while
+        # posting takes its own claim back at once instead of waiting for the lease.
+        self.holder = holder or f"{rng.getrandbits(64):016x}"
         self._changed: list[Callable[[], None]] = []
         self._answered: list[Callable[[int], None]] = []
         self._message_locks: dict[int, asyncio.Lock] = {}
@@ -152,11 +160,16 @@ class Rounds:
             current = await self.store.rounds.get(row.id)
             if current is None or current.posted_at is not None or current.closed_at is not None:
                 return view  # posted meanwhile (a retry that raced this one), or closed
-            result = await self.delivery.post_question(row, view, post_key(row))
-            if result.outcome == "posted":
-                await self.store.rounds.mark_posted(row.id, self.now(), result.ref)
-            elif result.outcome == "refused":
-                await self.store.rounds.close_undelivered(row.id, self.now())
+            if not await self.store.rounds.claim(row.id, self.holder, self.now(), CLAIM_LEASE):
+                return view  # another replica is posting it right now
+            try:
+                result = await self.delivery.post_question(row, view, post_key(row))
+                if result.outcome == "posted":
+                    await self.store.rounds.mark_posted(row.id, self.now(), result.ref)
+                elif result.outcome == "refused":
+                    await self.store.rounds.close_undelivered(row.id, self.now())
+            finally:
+                await self.store.rounds.release(row.id, self.holder)
         if result.outcome == "refused":
             self.forget_message(row.id)
             raise Refused(result.reason)

@@ -1,5 +1,8 @@
 """Live answer counts on posted questions, coalesced: at most one edit per round per interval.
 
+The interval holds across replicas too: each edit is taken in the database first
+(`take_count_edit`), and a replica that finds one was just made schedules its own for later.
+
 Platforms rate-limit message edits (Slack chat.update is Tier 3; Discord limits edits per channel),
 so a burst of 100 clicks becomes one edit now and one after the interval, never 100.
 """
@@ -69,6 +72,10 @@ class LiveTally:
             max_age = port.live_update_max_age
             if max_age is not None and self.clock.now() - row.opened_at > max_age:
                 return  # old messages are not edited per click (Discord caps those edits)
+            now = self.clock.now()
+            if not await self.rounds.store.rounds.take_count_edit(round_id, now, self.interval):
+                self.poke(round_id)  # another replica edited it just now: once more, later
+                return
             view = await self.rounds.question_view(round_id)
             if view is None:
                 return

@@ -259,6 +259,21 @@ PG3 = (
 PG4 = ("ALTER TABLE rounds ADD COLUMN posted_at BIGINT", *V4[1:])
 
 
+# Work more than one replica could do at once is claimed on the round itself: who posts or reveals
+# it, until when (a crashed holder's claim runs out and another replica takes over), and when its
+# live answer count was last edited (one edit per interval across all replicas).
+V6 = (
+    "ALTER TABLE rounds ADD COLUMN claimed_by TEXT",
+    "ALTER TABLE rounds ADD COLUMN claimed_until INTEGER",
+    "ALTER TABLE rounds ADD COLUMN count_edited_at INTEGER",
+)
+PG6 = (
+    "ALTER TABLE rounds ADD COLUMN claimed_by TEXT",
+    "ALTER TABLE rounds ADD COLUMN claimed_until BIGINT",
+    "ALTER TABLE rounds ADD COLUMN count_edited_at BIGINT",
+)
+
+
 async def _backfill_scores(conn: Conn) -> None:
     await totals.rebuild_all_time(conn)
     for team_id, tz in await totals.team_zones(conn):
@@ -272,6 +287,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         3, "no reserved column names; maintained leaderboard totals", V3, PG3, _backfill_scores
     ),
     Migration(4, "when each round's question was posted", V4, PG4),
+    Migration(6, "claims on posting and revealing a round, for replicas", V6, PG6),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 MIGRATION_LOCK = 0x5A51  # "ZQ": the advisory lock PostgreSQL replicas take to migrate

@@ -7,7 +7,7 @@ checks that its round is open (see answers.py).
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.model import ChannelRef
 from bot.periods import from_ms, to_ms
@@ -152,6 +152,36 @@ class Rounds:
                    WHERE finished_at IS NULL AND id = (SELECT run_id FROM rounds WHERE id = $2)""",
                 to_ms(at), round_id,
             )  # fmt: skip
+
+    async def claim(self, round_id: int, holder: str, now: datetime, lease: timedelta) -> bool:
+        """Take the round's claim (to post or reveal it) unless another holder's is still valid;
+        compare-and-swap, so of replicas trying at once exactly one gets it."""
+        async with self._e.transaction() as tx:
+            changed = await tx.execute(
+                """UPDATE rounds SET claimed_by = $1, claimed_until = $2
+                   WHERE id = $3 AND (claimed_until IS NULL OR claimed_until <= $4
+                                      OR claimed_by = $1)""",
+                holder, to_ms(now + lease), round_id, to_ms(now),
+            )  # fmt: skip
+        return changed == 1
+
+    async def release(self, round_id: int, holder: str) -> None:
+        async with self._e.transaction() as tx:
+            await tx.execute(
+                "UPDATE rounds SET claimed_until = NULL WHERE id = $1 AND claimed_by = $2",
+                round_id, holder,
+            )  # fmt: skip
+
+    async def take_count_edit(self, round_id: int, now: datetime, interval: timedelta) -> bool:
+        """Whether this replica may edit the live count now: at most one edit per interval
+        per round, whichever replica makes it."""
+        async with self._e.transaction() as tx:
+            changed = await tx.execute(
+                """UPDATE rounds SET count_edited_at = $1
+                   WHERE id = $2 AND (count_edited_at IS NULL OR count_edited_at <= $3)""",
+                to_ms(now), round_id, to_ms(now - interval),
+            )  # fmt: skip
+        return changed == 1
 
     async def mark_revealed(self, round_id: int, at: datetime) -> None:
         async with self._e.transaction() as tx:

@@ -114,11 +114,15 @@ async def test_upgrade_keeps_every_row_and_renames_the_columns(
     assert after["players"] == before["players"]
     for table in ("teams", "channels", "runs", "schedules", "daily_posts"):
         assert after[table] == before[table], table
-    # rounds keep every column and gain posted_at (migration 4): rounds from before were posted.
+    # rounds keep every column and gain posted_at (migration 4): rounds from before were posted;
+    # and the replicas' claims (migration 6), which nobody holds yet.
     width = len(before["rounds"][0])
     assert [r[:width] for r in after["rounds"]] == before["rounds"]
-    assert columns(v2_copy, "rounds")[width:] == ["posted_at"]
+    assert columns(v2_copy, "rounds")[width:] == [
+        "posted_at", "claimed_by", "claimed_until", "count_edited_at"
+    ]  # fmt: skip
     assert all(r[width] == r[7] for r in after["rounds"])  # posted when opened (column 7)
+    assert all(r[width + 1 :] == (None, None, None) for r in after["rounds"])
 
     assert after["schema_version"] == [(SCHEMA_VERSION,)]
     assert after["<user_version>"] == [(SCHEMA_VERSION,)]
