@@ -1,0 +1,146 @@
+"""Replicas on one database share the work exactly once: two Quiz instances with their own
+connections (as two `zeroquiz serve` processes would have) and their own ports, both told to
+do the same thing at the same moment. Runs on SQLite and on the real PostgreSQL server."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+from conftest import CHANNEL
+from helpers import RecordingPort, player
+from pg_server import on_both_backends
+
+from bot.app import build_quiz
+from bot.bank import Bank
+from bot.clock import FakeClock
+from bot.model import ChannelRef
+from bot.quiz import Quiz
+from bot.rounds import CLAIM_LEASE
+from bot.storage import Store
+from bot.tally import LiveTally
+from bot.views import QuestionView, RevealView
+
+pytestmark = on_both_backends
+
+
+class SlowPort(RecordingPort):
+    """A platform that takes a moment to answer, so both replicas are mid-way at once; a test
+    can also hold a reveal mid-way (`hold`) until it lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold: asyncio.Event | None = None
+        self.revealing = asyncio.Event()
+
+    async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
+        self.revealing.set()
+        if self.hold is not None:
+            await self.hold.wait()
+        await asyncio.sleep(0.05)
+        await super().post_reveal(channel, ref, view)
+
+    async def post_question(
+        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+    ) -> str | None:
+        await asyncio.sleep(0.05)
+        return await super().post_question(channel, view, dedupe_key=dedupe_key)
+
+
+Pair = tuple[tuple[Quiz, SlowPort], tuple[Quiz, SlowPort]]
+
+
+@pytest.fixture
+async def replicas(db_target: str, bank: Bank, clock: FakeClock) -> AsyncIterator[Pair]:
+    stores = [await Store.open(db_target) for _ in range(2)]
+    ports = [SlowPort(), SlowPort()]
+    quizzes = []
+    for n, (store, port) in enumerate(zip(stores, ports, strict=True)):
+        quiz = build_quiz(store, bank, clock, random.Random(n), holder=f"replica-{n}")
+        quiz.add_port(port)
+        quizzes.append(quiz)
+    yield (quizzes[0], ports[0]), (quizzes[1], ports[1])
+    for store in stores:
+        await store.close()
+
+
+async def test_a_reveal_under_way_on_one_replica_is_not_made_again_by_the_other(
+    replicas: Pair,
+) -> None:
+    (a, port_a), (b, port_b) = replicas
+    view = await a.start_round(CHANNEL)
+    assert view is not None
+    port_a.hold = asyncio.Event()
+    closing = asyncio.create_task(a.close_round(view.round_id, "admin"))
+    await port_a.revealing.wait()  # a closed the round and is revealing it, slowly
+    await b.process_due()  # b sees a closed round without its reveal
+    port_a.hold.set()
+    await closing
+    assert len(port_a.reveals) == 1 and port_b.reveals == []
+
+
+async def test_a_round_due_on_both_is_closed_and_revealed_once(
+    replicas: Pair, clock: FakeClock
+) -> None:
+    (a, port_a), (b, port_b) = replicas
+    view = await a.start_round(CHANNEL)
+    assert view is not None
+    await a.answer(view.round_id, player(1), 0)
+    await clock.advance(11 * 60)
+    await asyncio.gather(a.process_due(), b.process_due(), a.process_due(), b.process_due())
+    assert len(port_a.reveals) + len(port_b.reveals) == 1
+    row = await a.round_row(view.round_id)
+    assert row is not None and row.closed_at is not None and row.revealed_at is not None
+
+
+async def test_a_question_left_unposted_is_posted_once_by_whichever_replica(
+    replicas: Pair, clock: FakeClock
+) -> None:
+    (a, port_a), (b, port_b) = replicas
+    port_a.fail_posts.append(ConnectionError("the network blinked"))  # the first try fails
+    with pytest.raises(Exception):  # noqa: B017 - Unavailable, as the asker is told
+        await a.start_round(CHANNEL)
+    await clock.advance(20)
+    await asyncio.gather(a.process_due(), b.process_due(), a.process_due(), b.process_due())
+    assert len(port_a.posted) + len(port_b.posted) == 1
+
+
+async def test_a_crashed_replicas_claim_is_taken_over_after_its_lease(
+    replicas: Pair, clock: FakeClock, db_target: str
+) -> None:
+    (a, port_a), (b, port_b) = replicas
+    view = await a.start_round(CHANNEL)
+    assert view is not None
+    await clock.advance(10 * 60)
+    # Replica a closed the round and claimed its reveal, then died before revealing it.
+    assert await a.rounds.close(view.round_id, "deadline")
+    assert await a.store.rounds.claim(view.round_id, "replica-0", clock.now(), CLAIM_LEASE)
+    await b.process_due()
+    assert port_b.reveals == []  # a's claim still holds
+    await clock.advance(CLAIM_LEASE.total_seconds())
+    await b.process_due()
+    assert len(port_b.reveals) == 1 and port_a.reveals == []
+
+
+async def test_live_counts_are_edited_once_per_interval_across_replicas(
+    replicas: Pair, clock: FakeClock
+) -> None:
+    (a, port_a), (b, port_b) = replicas
+    tallies = [LiveTally(q.rounds, clock) for q in (a, b)]
+    view = await a.start_round(CHANNEL)
+    assert view is not None
+    await asyncio.gather(
+        *((a if n % 2 else b).answer(view.round_id, player(n), 0) for n in range(20))
+    )
+    for tally in tallies:
+        await tally.drain()
+    assert len(port_a.updates) + len(port_b.updates) == 1  # not one per replica
+    await clock.advance(5)
+    for tally in tallies:
+        await tally.drain()
+    edits = port_a.updates + port_b.updates
+    assert len(edits) == 2 and edits[-1][1].answer_count == 20  # the last count is shown
+    for tally in tallies:
+        await tally.stop()
