@@ -51,25 +51,36 @@ class Reveals:
             return view  # another replica is revealing it right now
         try:
             async with self.rounds.message_lock(round_id):
-                await port.post_reveal(row.channel_ref, row.message_ref, view)
-        except Exception as exc:  # a platform failure must not lose the close
+                current = await store.get(round_id)
+                if current is None or current.revealed_at is not None:
+                    return view  # revealed meanwhile, by another task of this replica
+                try:
+                    await port.post_reveal(row.channel_ref, row.message_ref, view)
+                except Exception as exc:  # a platform failure must not lose the close
+                    if self._failed(round_id, row, exc):
+                        return view
+                # Marked before the lock is let go: a task waiting for it then sees it done.
+                self._failures.pop(round_id, None)
+                await self._mark(round_id)
+            self.rounds.forget_message(round_id)
+            return view
+        finally:
             await store.release(round_id, self.rounds.holder)
-            attempts = self._failures.get(round_id, (0, self.rounds.clock.now()))[0] + 1
-            log.warning(
-                "reveal of round %s in %s failed (attempt %d): %s",
-                round_id, row.channel_ref, attempts, exc,
-            )  # fmt: skip
-            if attempts < REVEAL_ATTEMPTS:
-                retry_at = self.rounds.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
-                self._failures[round_id] = (attempts, retry_at)
-                self.rounds.notify_changed()  # a sleeping scheduler wakes at the retry time
-                return view
-            log.error("giving up on the reveal of round %s", round_id)
-        self._failures.pop(round_id, None)
-        self.rounds.forget_message(round_id)
-        await self._mark(round_id)
-        await store.release(round_id, self.rounds.holder)
-        return view
+
+    def _failed(self, round_id: int, row: RoundRecord, exc: Exception) -> bool:
+        """Plan the retry; False once the attempts are used up (the reveal is given up)."""
+        attempts = self._failures.get(round_id, (0, self.rounds.clock.now()))[0] + 1
+        log.warning(
+            "reveal of round %s in %s failed (attempt %d): %s",
+            round_id, row.channel_ref, attempts, exc,
+        )  # fmt: skip
+        if attempts < REVEAL_ATTEMPTS:
+            retry_at = self.rounds.clock.now() + REVEAL_RETRY * (2 ** (attempts - 1))
+            self._failures[round_id] = (attempts, retry_at)
+            self.rounds.notify_changed()  # a sleeping scheduler wakes at the retry time
+            return True
+        log.error("giving up on the reveal of round %s", round_id)
+        return False
 
     async def stray(self, round_id: int, ref: str) -> bool:
         """A click came from message `ref` of a closed round: if that is not the round's own
