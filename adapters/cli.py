@@ -18,6 +18,8 @@ from bot.export import bank_to_data
 from bot.model import LANGS
 from bot.storage import StorageError, Store
 
+DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
@@ -27,11 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lang", choices=LANGS, default="en")
     play.add_argument("--count", type=int, default=8, help="questions to play (default 8)")
     play.add_argument("--player", default="you", help="your name on the local leaderboard")
-    play.add_argument("--db", help="SQLite file (default: $ZEROQUIZ_DB or a per-user data dir)")
+    play.add_argument("--db", help=DB_HELP)
     play.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
 
     serve = sub.add_parser("serve", help="run every chat adapter configured in the environment")
-    serve.add_argument("--db", help="SQLite file (default: $ZEROQUIZ_DB or a per-user data dir)")
+    serve.add_argument("--db", help=DB_HELP)
     serve.add_argument("--host", help="HTTP host for Slack's HTTP mode ($ZEROQUIZ_HTTP_HOST)")
     serve.add_argument(
         "--port", type=int, help="HTTP port for Slack's HTTP mode ($ZEROQUIZ_HTTP_PORT)"
@@ -43,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="print the question bank as JSON")
     export.add_argument("paths", nargs="*", metavar="PATH")
+
+    copy = sub.add_parser("copy", help="copy a database into an empty one (e.g. into PostgreSQL)")
+    copy.add_argument("source", metavar="FROM", help="a SQLite file or a postgresql:// URL")
+    copy.add_argument("target", metavar="TO", help="where to copy it; must hold no ZeroQuiz data")
 
     invite = sub.add_parser("discord-invite", help="print the URL that adds the bot to a server")
     invite.add_argument("--app-id", help="the application ID ($DISCORD_APPLICATION_ID)")
@@ -111,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_export(args.paths)
         if args.command == "play":
             return asyncio.run(cmd_play(args))
+        if args.command == "copy":
+            from adapters.copycmd import cmd_copy
+
+            return asyncio.run(cmd_copy(args.source, args.target))
         if args.command == "discord-invite":
             from adapters.discord.invite import cmd_invite
 

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from bot.storage import copy
 from bot.storage.answers import AnswerWriter
 from bot.storage.daily import DailyStore
 from bot.storage.engine import Engine
@@ -42,6 +43,14 @@ class Store:
     async def transaction(self) -> AsyncIterator[None]:
         async with self._engine.transaction():
             yield
+
+    async def counts(self) -> dict[str, int]:
+        """Rows per table (what a copy is verified by)."""
+        return await copy.counts(self._engine)
+
+    async def copy_into(self, other: Store) -> list[copy.Copied]:
+        """Copy every row into `other`, which must be empty (copy.CopyRefused otherwise)."""
+        return await copy.copy_database(self._engine, other._engine)
 
     async def connection_settings(self) -> list[dict[str, object]]:
         """Journal mode, foreign keys, busy timeout... of each connection, writer first."""
