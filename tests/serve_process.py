@@ -87,7 +87,7 @@ class Serve:
     reader: asyncio.Task[None] | None = None
 
     @classmethod
-    async def start(cls, db: Path, env: dict[str, str]) -> Serve:
+    async def start(cls, db: Path | str, env: dict[str, str]) -> Serve:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "adapters.cli", "serve", "--db", str(db), "--port", "0",
             env=env | {"PYTHONPATH": str(ROOT)}, cwd=ROOT,
@@ -149,7 +149,7 @@ class Serve:
             self.reader.cancel()
 
 
-async def start_serve(serves: list[Serve], db: Path, env: dict[str, str]) -> Serve:
+async def start_serve(serves: list[Serve], db: Path | str, env: dict[str, str]) -> Serve:
     serve = await Serve.start(db, env)
     serves.append(serve)
     return serve

@@ -344,7 +344,23 @@ async def check_ours(conn: Conn, path: str) -> None:
 
 
 async def migrate(engine: Engine) -> None:
-    """Bring the file to SCHEMA_VERSION, one transaction per step; refuse a newer file."""
+    """Bring the database to SCHEMA_VERSION, one transaction per step; refuse a newer one.
+
+    PostgreSQL replicas starting together take turns: the whole migration runs under a session
+    advisory lock, and the version is read only once it is held. (SQLite's write lock orders
+    processes already.)"""
+    if engine.dialect != "postgres":
+        await _migrate(engine)
+        return
+    async with engine.raw() as conn:
+        await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+        try:
+            await _migrate(engine)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+
+
+async def _migrate(engine: Engine) -> None:
     async with engine.raw() as conn:
         current = await _version(conn)
     if current > SCHEMA_VERSION:
@@ -353,8 +369,6 @@ async def migrate(engine: Engine) -> None:
         if step.version <= current:
             continue
         async with engine.transaction() as tx:
-            if tx.dialect == "postgres":  # replicas starting together migrate one at a time
-                await tx.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
             # Re-read under the write lock: another process may have migrated meanwhile.
             if await _version(tx) >= step.version:
                 continue
