@@ -82,8 +82,13 @@ class ZeroQuizClient(discord.AutoShardedClient):
         assert self.user is not None
         if self.before_connect is not None:
             await self.before_connect(self.user.id)
-        limits = await self.fetch_session_start_limits()
-        self.pacer.max_concurrency = max(1, limits.max_concurrency)
+        # One GET /gateway/bot: how many IDENTIFYs at once, and the shard count Discord advises
+        # (set here, so discord.py asks no second time and connects to DEFAULT_GATEWAY, which
+        # DISCORD_GATEWAY_URL may point elsewhere).
+        recommended, _, limits = await self.http.get_bot_gateway()
+        self.pacer.max_concurrency = max(1, limits["max_concurrency"])
+        if self.shard_count is None:
+            self.shard_count = recommended
         self.add_dynamic_items(AnswerButton)
         await self.tree.set_translator(CatalogueTranslator())
         self.tree.add_command(build_group(self.handler.on_command))

@@ -209,6 +209,7 @@ async def test_one_process_runs_every_shard_of_the_count_or_of_discords_advice(
     assert fake.identified[2:] == [(0, 3), (1, 3), (2, 3)] and fake.connected == 3
     reply = await fake.reply_to(await fake.slash("help", guild=GUILD_B_ID))
     assert reply["embeds"][0]["title"].startswith("ZeroQuiz")
+    assert sum(c.path.endswith("/gateway/bot") for c in fake.calls) == 2  # once per start
     print(f"\none process, two shards: connected in {elapsed:.2f} s")
 
 
