@@ -75,16 +75,17 @@ class LeaseKeeper:
         taken = await self.leases.claim(
             bot_id, count, ids, self.holder.token, self.clock.now(), self.ttl
         )
-        ended = {t.holder for t in taken if self._ended(t.holder)}
-        for token in sorted(ended):
+        ended = sorted({t.holder for t in taken if self._ended(t.holder)})
+        for token in ended:  # its process is gone: nobody will renew this lease again
             await self.leases.release(bot_id, token)
-            log.warning("discord: took over the shards of %s, which has ended", _where(token))
         if ended:
             taken = await self.leases.claim(
                 bot_id, count, ids, self.holder.token, self.clock.now(), self.ttl
             )
         if taken:
             raise ShardsTaken(refusal(self.plan, taken, self.clock.now(), self.ttl))
+        for token in ended:
+            log.warning("discord: took over the shards of %s, which has ended", _where(token))
         self.bot_id = bot_id
         self._task = asyncio.create_task(self._renew(bot_id, len(ids)), name="shard-lease")
 
