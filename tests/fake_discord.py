@@ -49,6 +49,11 @@ BOT_ID = 111000000000000002
 OWNER_ID = 111000000000000003
 GUILD_ID = 222000000000000001
 CHANNEL_ID = 333000000000000001
+# A second server, on the other shard when there are two: (guild_id >> 22) % 2 is 0 for GUILD_ID
+# and 1 for GUILD_B_ID.
+GUILD_B_ID = 222000000004194306
+CHANNEL_B_ID = 333000000000000002
+CHANNELS = {GUILD_ID: CHANNEL_ID, GUILD_B_ID: CHANNEL_B_ID}
 EPHEMERAL = 64
 MANAGE_GUILD = discord.Permissions(manage_guild=True).value
 BOT_PERMS = discord.Permissions(view_channel=True, send_messages=True, embed_links=True).value
@@ -130,6 +135,13 @@ class FakeDiscord:
     posted: list[int] = field(default_factory=list)  # channel messages, in order
     identifies: int = 0
     intents: int | None = None  # as sent in the last IDENTIFY
+    # Sharding, as Discord does it: GET /gateway/bot recommends `shards` and allows
+    # `max_concurrency` IDENTIFYs per 5 s; a connection identified with [id, count] gets the
+    # guilds with (guild_id >> 22) % count == id, and their interactions; one identified
+    # without a shard gets every guild.
+    shards: int = 1
+    max_concurrency: int = 16
+    identified: list[tuple[int, int] | None] = field(default_factory=list)  # per IDENTIFY
     refuse_old_edits: bool = False  # answer edits of messages older than an hour with 30046
     refused_edits: int = 0
     hold_callbacks: asyncio.Event | None = None
@@ -152,6 +164,8 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self._commands: list[Json] = []
         self._nonces: dict[str, int] = {}
+        self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}  # once identified
+        self._channel_of: dict[str, str] = {}  # interaction token -> its channel
 
     # -- ids and objects ------------------------------------------------------------------------
     def snowflake(self) -> int:
@@ -261,6 +275,24 @@ class FakeDiscord:
             return self._json({"message": "401: Unauthorized", "code": 0}, 401)
         return self._json(self.bot_user)
 
+    async def gateway_bot(self, request: web.Request) -> web.Response:
+        await self._read(request)
+        if not self._authorized(request):
+            return self._json({"message": "401: Unauthorized", "code": 0}, 401)
+        limit = {
+            "total": 1000,
+            "remaining": 1000 - self.identifies,
+            "reset_after": 0,
+            "max_concurrency": self.max_concurrency,
+        }
+        return self._json(
+            {
+                "url": f"{self.url.replace('http', 'ws')}/gw/",
+                "shards": self.shards,
+                "session_start_limit": limit,
+            }
+        )
+
     async def application(self, request: web.Request) -> web.Response:
         await self._read(request)
         owner = user(0, "Owner") | {"id": str(OWNER_ID)}
@@ -363,7 +395,7 @@ class FakeDiscord:
         }
         reply: Json = {"interaction": head}
         if kind in (4, 7):
-            message = self._message(str(CHANNEL_ID), data)
+            message = self._message(self._channel_of.get(token, str(CHANNEL_ID)), data)
             head["response_message_id"] = message["id"]
             reply["resource"] = {"type": kind, "message": message}
         return await self._cut("callback", request, self._json(reply))
@@ -372,16 +404,18 @@ class FakeDiscord:
         body = await self._read(request)
         if bad := self._check(request, body, "/webhooks/{webhook_id}/{webhook_token}", "post"):
             return bad
-        self.responses.setdefault(request.match_info["token"], []).append(body)
-        return self._json(self._message(str(CHANNEL_ID), body))
+        token = request.match_info["token"]
+        self.responses.setdefault(token, []).append(body)
+        return self._json(self._message(self._channel_of.get(token, str(CHANNEL_ID)), body))
 
     async def edit_original(self, request: web.Request) -> web.Response:
         body = await self._read(request)
         path = "/webhooks/{webhook_id}/{webhook_token}/messages/@original"
         if (bad := self._check(request, body, path, "patch")) is not None:
             return bad
-        self.responses.setdefault(request.match_info["token"], []).append(body)
-        return self._json(self._message(str(CHANNEL_ID), body))
+        token = request.match_info["token"]
+        self.responses.setdefault(token, []).append(body)
+        return self._json(self._message(self._channel_of.get(token, str(CHANNEL_ID)), body))
 
     async def unknown(self, request: web.Request) -> web.Response:
         await self._read(request)
@@ -403,35 +437,49 @@ class FakeDiscord:
             elif payload["op"] == 2:
                 self.identifies += 1
                 self.intents = int(payload["d"]["intents"])
-                await self._dispatch(ws, "READY", self._ready())
-                await self._dispatch(ws, "GUILD_CREATE", self._guild())
+                shard = payload["d"].get("shard")
+                self.identified.append((int(shard[0]), int(shard[1])) if shard else None)
+                self._shard_of[ws] = (int(shard[0]), int(shard[1])) if shard else (0, 1)
+                guilds = [g for g in CHANNELS if self._owns(ws, g)]
+                await self._dispatch(ws, "READY", self._ready(guilds, shard))
+                for guild in guilds:
+                    await self._dispatch(ws, "GUILD_CREATE", self._guild(guild))
         if ws in self._sockets:
             self._sockets.remove(ws)
+        self._shard_of.pop(ws, None)
         return ws
+
+    def _owns(self, ws: web.WebSocketResponse, guild: int) -> bool:
+        shard_id, count = self._shard_of.get(ws, (0, 1))
+        return (guild >> 22) % count == shard_id
 
     async def _dispatch(self, ws: web.WebSocketResponse, event: str, data: Json) -> None:
         await ws.send_json({"op": 0, "s": next(self._seq), "t": event, "d": data})
 
-    def _ready(self) -> Json:
-        return {
+    def _ready(self, guilds: list[int], shard: list[int] | None) -> Json:
+        ready: Json = {
             "v": 10,
             "user": self.bot_user,
             "session_id": "s1",
             "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gw/",
-            "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
+            "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
             "application": {"id": str(APP_ID), "flags": 0},
             "private_channels": [],
         }
+        if shard:
+            ready["shard"] = shard
+        return ready
 
-    def _guild(self) -> Json:
+    def _guild(self, guild: int) -> Json:
         everyone = discord.Permissions(view_channel=True, send_messages=True).value
+        channel = CHANNELS[guild]
         return {
-            "id": str(GUILD_ID),
-            "name": "ZeRO study group",
+            "id": str(guild),
+            "name": "ZeRO study group" if guild == GUILD_ID else "ZeRO reading club",
             "owner_id": str(OWNER_ID),
             "roles": [
                 {
-                    "id": str(GUILD_ID),
+                    "id": str(guild),
                     "name": "@everyone",
                     "permissions": str(everyone),
                     "position": 0,
@@ -442,7 +490,7 @@ class FakeDiscord:
                     "flags": 0,
                 }
             ],
-            "channels": [{"id": str(CHANNEL_ID), "type": 0, "name": "quiz", "position": 0}],
+            "channels": [{"id": str(channel), "type": 0, "name": "quiz", "position": 0}],
             "members": [],
             "member_count": 2,
             "emojis": [],
@@ -458,13 +506,31 @@ class FakeDiscord:
         return len(self._sockets)
 
     async def send_event(self, event: str, data: Json) -> None:
+        """An event on the gateway; an interaction in a guild goes, as Discord sends it, to every
+        connection identified with the guild's shard."""
         if not self._sockets:
             raise AssertionError("the bot is not connected to the fake gateway")
-        await self._dispatch(self._sockets[-1], event, data)
+        guild = data.get("guild_id") if event == "INTERACTION_CREATE" else None
+        if not isinstance(guild, str) or not guild.isdigit():
+            await self._dispatch(self._sockets[-1], event, data)
+            return
+        owners = [ws for ws in self.shard_sockets(int(guild)) if not ws.closed]
+        if not owners:
+            raise AssertionError(f"no connection runs the shard of guild {guild}")
+        for ws in owners:
+            await self._dispatch(ws, event, data)
+
+    def shard_sockets(self, guild: int) -> list[web.WebSocketResponse]:
+        """The identified connections that get the guild's events."""
+        return [ws for ws in self._sockets if ws in self._shard_of and self._owns(ws, guild)]
 
     # -- interactions the tests send ------------------------------------------------------------
-    def _interaction(self, kind: int, member: Json, data: Json, app_perms: int | None) -> Json:
+    def _interaction(
+        self, kind: int, member: Json, data: Json, app_perms: int | None, guild: int = GUILD_ID
+    ) -> Json:
         iid = self.snowflake()
+        channel = CHANNELS[guild]
+        self._channel_of[f"itoken-{iid}"] = str(channel)
         return {
             "id": str(iid),
             "application_id": str(APP_ID),
@@ -472,15 +538,15 @@ class FakeDiscord:
             "token": f"itoken-{iid}",
             "version": 1,
             "attachment_size_limit": 8388608,
-            "guild_id": str(GUILD_ID),
-            "channel_id": str(CHANNEL_ID),
-            "channel": {"id": str(CHANNEL_ID), "type": 0, "name": "quiz", "position": 0},
+            "guild_id": str(guild),
+            "channel_id": str(channel),
+            "channel": {"id": str(channel), "type": 0, "name": "quiz", "position": 0},
             "member": member,
             "app_permissions": str(self.app_perms if app_perms is None else app_perms),
             "locale": "en-US",
             "guild_locale": "en-US",
             "entitlements": [],
-            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "authorizing_integration_owners": {"0": str(guild)},
             "context": 0,
             "data": data,
         }
@@ -505,10 +571,12 @@ class FakeDiscord:
         who: Json | None = None,
         permissions: int = 0,
         app_perms: int | None = None,
+        guild: int = GUILD_ID,
     ) -> str:
-        """`/zeroquiz <sub> ...` by `who`; returns the interaction token to find its replies."""
+        """`/zeroquiz <sub> ...` by `who` (in `guild`'s quiz channel); returns the interaction
+        token to find its replies."""
         payload = self.slash_payload(
-            sub, options, who=who, permissions=permissions, app_perms=app_perms
+            sub, options, who=who, permissions=permissions, app_perms=app_perms, guild=guild
         )
         self.sent_at[str(payload["token"])] = time.monotonic()
         await self.send_event("INTERACTION_CREATE", payload)
@@ -522,6 +590,7 @@ class FakeDiscord:
         who: Json | None = None,
         permissions: int = 0,
         app_perms: int | None = None,
+        guild: int = GUILD_ID,
     ) -> Json:
         """The INTERACTION_CREATE payload of such a command, for tests that send it changed."""
         command = next((c for c in self._commands if c["name"] == "zeroquiz"), None)
@@ -537,7 +606,8 @@ class FakeDiscord:
             "type": 1,
             "options": [{"name": sub, "type": 1, "options": opts}],
         }
-        return self._interaction(2, self.member(who or user(1), permissions), data, app_perms)
+        member = self.member(who or user(1), permissions)
+        return self._interaction(2, member, data, app_perms, guild)
 
     async def click(
         self, message_id: int, custom_id: str, who: Json, seen: Json | None = None
@@ -556,9 +626,10 @@ class FakeDiscord:
     ) -> Json:
         """The INTERACTION_CREATE payload of such a click, for tests that send it changed."""
         message = dict(seen or self.messages[message_id])
-        message["guild_id"] = str(GUILD_ID)
+        guild = next((g for g, c in CHANNELS.items() if str(c) == message["channel_id"]), GUILD_ID)
+        message["guild_id"] = str(guild)
         data = {"custom_id": custom_id, "component_type": 2}
-        return self._interaction(3, self.member(who), data, None) | {"message": message}
+        return self._interaction(3, self.member(who), data, None, guild) | {"message": message}
 
     # -- what tests look at ---------------------------------------------------------------------
     def edits_of(self, message_id: int) -> list[Call]:
@@ -599,6 +670,7 @@ class FakeDiscord:
         api = "/api/v10"
         app.router.add_get(f"{api}/users/@me", self.users_me)
         app.router.add_get(f"{api}/oauth2/applications/@me", self.application)
+        app.router.add_get(f"{api}/gateway/bot", self.gateway_bot)
         app.router.add_put(f"{api}/applications/{{app}}/commands", self.put_commands)
         app.router.add_put(
             f"{api}/applications/{{app}}/guilds/{{guild}}/commands", self.put_commands

@@ -133,6 +133,10 @@ class Serve:
             await asyncio.wait_for(self.reader, STOP_TIMEOUT)
         return code
 
+    async def exited(self) -> int:
+        """The exit code of a child that ends by itself (refused to start, say)."""
+        return await self._ended()
+
     async def kill(self) -> int:
         self.proc.send_signal(signal.SIGKILL)
         return await self._ended()

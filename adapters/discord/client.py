@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -11,6 +13,7 @@ from discord import app_commands
 from adapters.discord import inbound
 from adapters.discord.buttons import AnswerButton
 from adapters.discord.handlers import Handler
+from adapters.discord.shards import IdentifyPacer, ShardPlan
 from adapters.discord.sync import SyncState, sync_if_changed
 from adapters.discord.translator import CatalogueTranslator
 from adapters.discord.tree import build_group
@@ -36,29 +39,56 @@ discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
 
-class ZeroQuizClient(discord.Client):
+class ZeroQuizClient(discord.AutoShardedClient):
+    """Runs the shards of `shards` (all that Discord recommends when the plan names none).
+
+    `before_connect` gets the bot's user id once logged in and before anything else talks to
+    Discord (the shard lease is claimed there: a refused process syncs and connects nothing).
+    """
+
     def __init__(
         self,
         handler: Handler,
         *,
         guild_id: int | None,
         sync_state: SyncState | None,
+        shards: ShardPlan,
+        pacer: IdentifyPacer,
+        before_connect: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
+        options: dict[str, Any] = {"shard_count": shards.count}
+        if shards.ids is not None:
+            options["shard_ids"] = list(shards.ids)
         super().__init__(
             intents=intents(),
             allowed_mentions=discord.AllowedMentions.none(),
             chunk_guilds_at_startup=False,
+            **options,
         )
         self.handler = handler
         self.guild_id = guild_id
         self.sync_state = sync_state
+        self.pacer = pacer
+        self.before_connect = before_connect
         self.tree = app_commands.CommandTree(self)
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
         self.synced: bool | None = None
-        self.connected = asyncio.Event()
+        self.connected = asyncio.Event()  # every shard of this process has connected
+        self.shard_connected = asyncio.Event()  # one more has (start-up waits shard by shard)
+        self.connected_shards: set[int] = set()
         inbound.guard(self._connection.parsers)  # a malformed interaction can't end the client
 
     async def setup_hook(self) -> None:
+        assert self.user is not None
+        if self.before_connect is not None:
+            await self.before_connect(self.user.id)
+        # One GET /gateway/bot: how many IDENTIFYs at once, and the shard count Discord advises
+        # (set here, so discord.py asks no second time and connects to DEFAULT_GATEWAY, which
+        # DISCORD_GATEWAY_URL may point elsewhere).
+        recommended, _, limits = await self.http.get_bot_gateway()
+        self.pacer.max_concurrency = max(1, limits["max_concurrency"])
+        if self.shard_count is None:
+            self.shard_count = recommended
         self.add_dynamic_items(AnswerButton)
         await self.tree.set_translator(CatalogueTranslator())
         self.tree.add_command(build_group(self.handler.on_command))
@@ -67,13 +97,26 @@ class ZeroQuizClient(discord.Client):
             self.tree, self.application_id, self.guild_id, self.sync_state
         )
 
-    async def on_connect(self) -> None:
-        """READY arrived: interactions flow from now on.
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        await self.pacer.wait(shard_id)
+
+    @property
+    def own_shards(self) -> set[int]:
+        """The shards this process runs (known once the connection has begun)."""
+        if self.shard_ids is not None:
+            return set(self.shard_ids)
+        return set(range(self.shard_count or 1))
+
+    async def on_shard_connect(self, shard_id: int) -> None:
+        """A shard's READY arrived: its guilds' interactions flow from now on.
 
         discord.py's `on_ready` fires `guild_ready_timeout` (2 s) after the last GUILD_CREATE, so
         that its guild cache is complete; nothing here reads that cache, so start-up needn't wait.
         """
-        self.connected.set()
+        self.connected_shards.add(shard_id)
+        self.shard_connected.set()
+        if self.connected_shards >= self.own_shards:
+            self.connected.set()
 
     async def _on_tree_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError

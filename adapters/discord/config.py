@@ -12,6 +12,7 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from adapters.discord.shards import ShardPlan, plan_from_env
 from adapters.runtime import ConfigError
 
 DEFAULT_API_URL = "https://discord.com/api/v10"
@@ -25,6 +26,7 @@ class DiscordConfig:
     application_id: int | None = None
     api_url: str | None = None
     gateway_url: str | None = None
+    shards: ShardPlan = field(default_factory=ShardPlan)
 
 
 def _snowflake(env: Mapping[str, str], name: str) -> int | None:
@@ -57,6 +59,7 @@ def config_from_env(env: Mapping[str, str]) -> DiscordConfig | None:
         application_id=_snowflake(env, "DISCORD_APPLICATION_ID"),
         api_url=_url(env, "DISCORD_API_URL", ("http", "https")),
         gateway_url=_url(env, "DISCORD_GATEWAY_URL", ("ws", "wss")),
+        shards=plan_from_env(env),
     )
 
 

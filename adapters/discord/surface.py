@@ -16,7 +16,9 @@ import discord
 from adapters.discord.client import ZeroQuizClient
 from adapters.discord.config import DiscordConfig, config_from_env, point_at
 from adapters.discord.handlers import Handler
+from adapters.discord.lease import LeaseKeeper
 from adapters.discord.port import DiscordPort
+from adapters.discord.shards import IdentifyPacer
 from adapters.discord.sync import SyncState, state_path_for
 from adapters.inflight import InFlight
 from adapters.runtime import ConfigError, Runtime
@@ -42,32 +44,37 @@ class DiscordSurface:
         self.ready_timeout = ready_timeout
         self.gate = InFlight("Discord")
         state_path = state_path_for(str(runtime.store.path))
+        self.lease = LeaseKeeper(runtime.store.shards, runtime.clock, config.shards)
         self.client = ZeroQuizClient(
             Handler(runtime.quiz, self.gate),
             guild_id=config.guild_id,
             sync_state=SyncState(state_path) if state_path else None,
+            shards=config.shards,
+            pacer=IdentifyPacer(runtime.clock),
+            before_connect=self.lease.claim,
         )
+        self.lease.on_lost = self.client.close
         self.port = DiscordPort(self.client, runtime.clock)
         runtime.quiz.add_port(self.port)
         self._task: asyncio.Task[None] | None = None
         self._restore: Callable[[], None] | None = None
 
     async def start(self) -> None:
-        """Log in, sync commands if needed, connect; returns once connected (never blocks)."""
+        """Log in, claim the shards, sync commands if needed, connect every shard; returns once
+        all of this process's shards are connected (never blocks on discord.py's `on_ready`).
+        The timeout counts from the last shard that connected: Discord paces a bot's IDENTIFYs,
+        so many shards take a while."""
         self._restore = point_at(self.config.api_url, self.config.gateway_url)
         self._task = asyncio.create_task(self.client.start(self.config.token), name="discord")
-        ready = asyncio.create_task(self.client.connected.wait())
-        done, _ = await asyncio.wait(
-            {self._task, ready}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-        if ready in done:
+        if await self._connected():
             self._task.add_done_callback(_report_end)
             return
-        ready.cancel()
         error = None
-        if self._task in done and not self._task.cancelled():
+        if self._task.done() and not self._task.cancelled():
             error = self._task.exception()
         await self._shutdown()
+        if isinstance(error, ConfigError):
+            raise error
         if isinstance(error, discord.LoginFailure):
             raise ConfigError(
                 "DISCORD_TOKEN was rejected by Discord (401 Unauthorized): copy the bot token "
@@ -77,8 +84,24 @@ class DiscordSurface:
             raise ConfigError(f"could not connect to Discord: {type(error).__name__}: {error}")
         raise ConfigError(f"Discord did not become ready within {self.ready_timeout:.0f} s")
 
+    async def _connected(self) -> bool:
+        """Whether every shard connected before the client's task ended or a shard took longer
+        than the timeout."""
+        assert self._task is not None
+        while not self.client.connected.is_set():
+            self.client.shard_connected.clear()
+            step = asyncio.create_task(self.client.shard_connected.wait())
+            done, _ = await asyncio.wait(
+                {self._task, step}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            step.cancel()
+            if step not in done:
+                return False
+        return True
+
     async def stop(self) -> None:
-        """Refuse new interactions, finish those acknowledged, then close the connection."""
+        """Refuse new interactions, finish those acknowledged, close the connection, then give
+        the shards up for another process."""
         await self.gate.close(DRAIN_TIMEOUT)
         await self._shutdown()
 
@@ -88,6 +111,7 @@ class DiscordSurface:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+        await self.lease.release()
         if self._restore is not None:
             self._restore()
             self._restore = None

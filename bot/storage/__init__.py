@@ -18,6 +18,7 @@ from bot.storage.records import (
     ScheduleRecord,
     StaleClaim,
 )
+from bot.storage.shards import ShardLease
 from bot.storage.store import Store
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "RoundRecord",
     "RunRecord",
     "ScheduleRecord",
+    "ShardLease",
     "StaleClaim",
     "StorageError",
     "Store",

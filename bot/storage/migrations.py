@@ -274,6 +274,21 @@ PG6 = (
 )
 
 
+# Leases on Discord gateway shards (bot/storage/shards.py): which process serves which shards of
+# a bot, until when. Snowflakes and millisecond times are 64-bit.
+V5 = (
+    """CREATE TABLE shard_leases (
+        bot_id BIGINT NOT NULL,
+        shard_id INTEGER NOT NULL CHECK (shard_id >= 0),
+        shard_count INTEGER NOT NULL CHECK (shard_count > shard_id),
+        holder TEXT NOT NULL,
+        renewed_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        PRIMARY KEY (bot_id, shard_id)
+    )""",
+)
+
+
 async def _backfill_scores(conn: Conn) -> None:
     await totals.rebuild_all_time(conn)
     for team_id, tz in await totals.team_zones(conn):
@@ -287,6 +302,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         3, "no reserved column names; maintained leaderboard totals", V3, PG3, _backfill_scores
     ),
     Migration(4, "when each round's question was posted", V4, PG4),
+    Migration(5, "leases on Discord gateway shards", V5, V5),  # the same text in both
     Migration(6, "claims on posting and revealing a round, for replicas", V6, PG6),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -17,6 +17,7 @@ from bot.storage.daily import DailyStore
 from bot.storage.engine import Engine
 from bot.storage.rounds import Rounds
 from bot.storage.scores import Scores
+from bot.storage.shards import ShardLeases
 from bot.storage.startup import open_engine
 from bot.storage.teams import Teams
 
@@ -30,6 +31,7 @@ class Store:
         self.answers = AnswerWriter(engine)
         self.scores = Scores(engine)
         self.daily = DailyStore(engine)
+        self.shards = ShardLeases(engine)
 
     @classmethod
     async def open(cls, path: str | Path, *, create_parent: bool = False) -> Store:
