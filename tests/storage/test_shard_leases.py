@@ -7,8 +7,12 @@ import itertools
 import math
 from datetime import UTC, datetime, timedelta
 
+from pg_server import on_both_backends
+
 from bot.storage import Store
 from bot.storage.shards import overlaps
+
+pytestmark = on_both_backends
 
 BOT = 111000000000000002  # a snowflake: beyond 32 bits
 TTL = timedelta(seconds=30)
