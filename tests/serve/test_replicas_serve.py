@@ -1,8 +1,10 @@
 """Two replicas on one PostgreSQL: two real `zeroquiz serve` processes over Slack HTTP (each on
 its own port, as behind a load balancer), one database on the real server the suite starts.
 
-400 people click at once, their clicks spread over both replicas: 400 answers, each counted
-once, and the round is closed and revealed once. Then a second question: one replica is
+A daily question already due when both start (its time passed a moment ago, inside the grace
+period) is posted once although both replicas find it due at once. 400 people click at once,
+their clicks spread over both replicas: 400 answers, each counted once, and the round is closed
+and revealed once. Then a second question: one replica is
 SIGKILLed in the middle of a burst, and the other closes and reveals it at once: every click
 either replica acknowledged is in the database and in the reveal's count.
 """
@@ -10,10 +12,13 @@ either replica acknowledged is in the database and in the reveal's count.
 from __future__ import annotations
 
 import asyncio
+import random
 import signal
+from datetime import UTC, datetime
 
 import aiohttp
-from fake_slack import FakeSlack, shown
+import asyncpg
+from fake_slack import CHANNEL, TEAM, FakeSlack, shown
 from pg_server import PgServer, look
 from serve_process import (
     BURST_TIMEOUT,
@@ -29,6 +34,13 @@ from serve_process import (
     wait_or_fail,
 )
 
+from bot.app import add_daily, build_quiz
+from bot.bank import load_bank
+from bot.clock import SystemClock
+from bot.commands import Context, dispatch, parse_text
+from bot.model import ChannelRef, UserRef
+from bot.storage import Store
+
 PEOPLE = 400
 WAIT = 20.0
 
@@ -41,6 +53,41 @@ async def answered(url: str, round_id: int) -> tuple[set[str], int]:
         round_id,
     )
     return {str(r[0]) for r in rows}, len(rows)
+
+
+async def schedule_daily_due_now(url: str) -> None:
+    """A daily question for the channel at the current minute (UTC), as if scheduled an hour
+    ago: by the time the replicas start it is a few seconds overdue, well inside the grace
+    period, so both find it due. (A schedule set now would only count from now on.)"""
+    store = await Store.open(url)
+    try:
+        quiz = build_quiz(store, load_bank(), SystemClock(), random.Random(1))
+        add_daily(quiz)
+        now = datetime.now(UTC)
+        if now.second > 50:  # don't let the minute turn over before the replicas start
+            await asyncio.sleep(61 - now.second)
+            now = datetime.now(UTC)
+
+        async def admin() -> bool:
+            return True
+
+        channel = ChannelRef("slack", TEAM, CHANNEL)
+        who = UserRef("slack", TEAM, "UADMIN", "Grace")
+        reply = await dispatch(
+            quiz, parse_text(f"daily {now:%H:%M} UTC"), Context(channel, who, admin)
+        )
+        assert "scheduled" in str(getattr(reply, "text", "")), reply
+    finally:
+        await store.close()
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("UPDATE schedules SET updated_at = updated_at - 3600000")
+    finally:
+        await conn.close()
+
+
+def daily_posts(fake: FakeSlack) -> list[str]:
+    return [ts for ts, m in fake.posted.items() if "Daily question" in shown(m["blocks"])]
 
 
 def reveal_edits(fake: FakeSlack, ts: str) -> list[str]:
@@ -60,10 +107,14 @@ async def test_two_replicas_share_clicks_count_each_once_and_survive_one_being_k
     people = [f"UR{i:03d}" for i in range(PEOPLE)]
     for i, person in enumerate(people):
         fake.add_user(person, f"Replica fan {i}")
+    await schedule_daily_due_now(url)
     env = slack_env(fake)
     a = await start_serve(serves, url, env | {"ZEROQUIZ_REPLICA_ID": "a"})
     b = await start_serve(serves, url, env | {"ZEROQUIZ_REPLICA_ID": "b"})
     urls = [await a.http_url(), await b.http_url()]
+    await poll(lambda: daily_posts(fake), "the daily question", WAIT)
+    await asyncio.sleep(1.0)  # time for a second one, if the other replica were to post it
+    assert len(daily_posts(fake)) == 1
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=BURST_TIMEOUT)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
