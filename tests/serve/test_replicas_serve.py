@@ -159,9 +159,18 @@ async def test_two_replicas_share_clicks_count_each_once_and_survive_one_being_k
                 if len(acked) >= 80:
                     enough.set()
 
-        burst = [asyncio.create_task(click(i, p)) for i, p in enumerate(people)]
+        burst: list[asyncio.Task[None]] = []
+
+        async def send() -> None:  # in waves, so the kill lands while clicks still arrive
+            for i, person in enumerate(people):
+                burst.append(asyncio.create_task(click(i, person)))
+                if i % 10 == 9:
+                    await asyncio.sleep(0.02)
+
+        sender = asyncio.create_task(send())
         await wait_or_fail(enough.wait(), "the first acknowledgements", a)
         assert await a.kill() == -signal.SIGKILL
+        await asyncio.wait_for(sender, BURST_TIMEOUT)
         await asyncio.wait_for(asyncio.gather(*burst), BURST_TIMEOUT)
         assert 0 < len(acked) < PEOPLE, len(acked)
         closed = await slack_command(fake, http, urls[1], "close", "UADMIN")
