@@ -89,8 +89,9 @@ class PgServer:
             self.process.wait()
 
 
-def start_server(root: Path) -> PgServer:
-    """initdb (as `nobody` when root), then the server on a free port of 127.0.0.1."""
+def start_server(root: Path, *, durable: bool = False) -> PgServer:
+    """initdb (as `nobody` when root), then the server on a free port of 127.0.0.1. Tests skip
+    the server's own syncs (they kill ZeroQuiz, never the server); benchmarks keep them."""
     bin_dir = binaries()
     data = root / "data"
     data.mkdir(mode=0o700)
@@ -108,11 +109,10 @@ def start_server(root: Path) -> PgServer:
     )  # fmt: skip
     pwfile.unlink()
     port = _free_port()
+    fast = [] if durable else ["-c", "fsync=off", "-c", "full_page_writes=off"]
     process = subprocess.Popen(
         [str(bin_dir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(data),
-         "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
-         # The tests kill ZeroQuiz, never the server: skip its syncs to keep the suite fast.
-         "-c", "fsync=off", "-c", "full_page_writes=off"],
+         "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", *fast],
         preexec_fn=drop, stdout=subprocess.DEVNULL, stderr=(root / "server.log").open("wb"),
         cwd=root,
     )  # fmt: skip
