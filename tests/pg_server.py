@@ -12,6 +12,7 @@ import contextlib
 import importlib.util
 import itertools
 import os
+import pwd
 import secrets
 import shutil
 import socket
@@ -39,13 +40,30 @@ def binaries() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
 
-def _as_server_user() -> Callable[[], None] | None:
+def _server_user() -> tuple[int, int] | None:
+    """(uid, gid) to run the server as: None when not root; else `nobody`, created if missing."""
     if os.geteuid() != 0:
         return None
+    try:
+        entry = pwd.getpwnam("nobody")
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "nobody"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        entry = pwd.getpwnam("nobody")
+    return entry.pw_uid, entry.pw_gid
+
+
+def _as_server_user() -> Callable[[], None] | None:
+    ids = _server_user()
+    if ids is None:
+        return None
+    uid, gid = ids
 
     def drop() -> None:
-        os.setgid(65534)
-        os.setuid(65534)  # nobody
+        os.setgid(gid)
+        os.setuid(uid)
 
     return drop
 
@@ -99,9 +117,10 @@ def start_server(root: Path, *, durable: bool = False) -> PgServer:
     pwfile = root / "pw"
     pwfile.write_text(secret)
     drop = _as_server_user()
-    if drop is not None:
+    ids = _server_user()
+    if ids is not None:
         for path in (root, data, pwfile):
-            os.chown(path, 65534, 65534)
+            os.chown(path, *ids)
     subprocess.run(
         [str(bin_dir / "initdb"), "-D", str(data), "-U", APP_USER, "--pwfile", str(pwfile),
          "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-instructions"],
