@@ -14,17 +14,21 @@ from bot.storage import StorageError, Store
 from bot.storage.copy import CopyRefused
 
 
-async def cmd_copy(source: str, target: str) -> int:
+async def _open(where: str) -> Store | None:
     try:
-        src = await Store.open(database_path(source))
+        return await Store.open(database_path(where))
     except StorageError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
+        return None
+
+
+async def cmd_copy(source: str, target: str) -> int:
+    src = await _open(source)
+    if src is None:
         return 2
     try:
-        try:
-            dst = await Store.open(database_path(target))
-        except StorageError as exc:
-            print(f"zeroquiz: {exc}", file=sys.stderr)
+        dst = await _open(target)
+        if dst is None:
             return 2
         try:
             copied = await src.copy_into(dst)
@@ -38,9 +42,7 @@ async def cmd_copy(source: str, target: str) -> int:
             print(f"{item.table}: {item.rows} rows")
         if before != after:
             wrong = [t for t in before if before[t] != after.get(t)]
-            print(
-                f"zeroquiz: the counts differ after the copy: {', '.join(wrong)}", file=sys.stderr
-            )
+            print(f"zeroquiz: the counts differ after the copy: {', '.join(wrong)}", file=sys.stderr)
             return 1
         print(f"copied {src.path} into {dst.path}; every table's count matches")
         return 0
