@@ -42,7 +42,9 @@ async def cmd_copy(source: str, target: str) -> int:
             print(f"{item.table}: {item.rows} rows")
         if before != after:
             wrong = [t for t in before if before[t] != after.get(t)]
-            print(f"zeroquiz: the counts differ after the copy: {', '.join(wrong)}", file=sys.stderr)
+            print(
+                f"zeroquiz: the counts differ after the copy: {', '.join(wrong)}", file=sys.stderr
+            )
             return 1
         print(f"copied {src.path} into {dst.path}; every table's count matches")
         return 0
