@@ -9,6 +9,7 @@ import logging
 import random
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from bot.app import build_quiz
 from bot.bank import BankError, load_bank
@@ -21,8 +22,17 @@ from bot.storage import StorageError, Store
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
 
+def installed_version() -> str:
+    """The version pip installed, so a bug report names the code that actually ran."""
+    try:
+        return metadata.version("zeroquiz")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
+    parser.add_argument("--version", action="version", version=f"zeroquiz {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play in the terminal (no account needed)")
