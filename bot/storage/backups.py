@@ -49,16 +49,21 @@ async def take_backup(source: str, dest: Path) -> dict[str, int]:
         await _existing_sqlite(target)
         await backup_sqlite(target, dest)
     else:
-        tmp = _temp_beside(dest)
+        work = _private_copy_dir()
         try:
-            async with _engine(target) as src, _engine(tmp) as dst:
+            rows = work / "rows.sqlite3"
+            async with _engine(target) as src, _engine(rows) as dst:
                 await copy.copy_database(src, dst)
-            await backup_sqlite(str(tmp), dest)  # one file in DELETE mode, renamed into place
+            await backup_sqlite(str(rows), dest)  # one file in DELETE mode, renamed into place
         finally:
-            for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-wal", "-shm"))):
-                with contextlib.suppress(FileNotFoundError):
-                    leftover.unlink()
+            _remove(work)
     return await _counts_of(dest)
+
+
+def _remove(work: Path) -> None:
+    for item in work.iterdir():
+        item.unlink()
+    work.rmdir()
 
 
 def _private_copy_dir() -> Path:
@@ -109,9 +114,7 @@ async def restore_backup(backup: Path, target: str, *, replace: bool) -> dict[st
                 await copy.copy_database(src, dst, replace=replace)
                 return await copy.counts(dst)
         finally:
-            for item in work.iterdir():
-                item.unlink()
-            work.rmdir()
+            _remove(work)
     file = Path(where)
     if not replace and await _has_rows(where):
         raise copy.CopyRefused(
