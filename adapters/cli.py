@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
+from adapters.exitcodes import storage_exit
 from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
@@ -60,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     copy.add_argument("source", metavar="FROM", help="a SQLite file or a postgresql:// URL")
     copy.add_argument("target", metavar="TO", help="where to copy it; must hold no ZeroQuiz data")
 
+    from adapters.backupcmd import add_parsers as add_backup_parsers
+
+    add_backup_parsers(sub)
+
     invite = sub.add_parser("discord-invite", help="print the URL that adds the bot to a server")
     invite.add_argument("--app-id", help="the application ID ($DISCORD_APPLICATION_ID)")
     return parser
@@ -102,7 +107,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
         store = await Store.open(path, create_parent=is_default_location(path))
     except StorageError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
-        return 2
+        return storage_exit(exc)
     try:
         quiz = build_quiz(store, bank, SystemClock(), random.Random())
         return await play(
@@ -131,6 +136,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from adapters.copycmd import cmd_copy
 
             return asyncio.run(cmd_copy(args.source, args.target))
+        if args.command in ("backup", "restore"):
+            from adapters import backupcmd
+
+            if args.command == "backup":
+                return asyncio.run(backupcmd.cmd_backup(args.db, args.path))
+            return asyncio.run(backupcmd.cmd_restore(args.backup, args.target, args.replace))
         if args.command == "discord-invite":
             from adapters.discord.invite import cmd_invite
 

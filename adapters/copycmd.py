@@ -9,27 +9,28 @@ from __future__ import annotations
 
 import sys
 
+from adapters.exitcodes import storage_exit
 from bot.config import database_path
 from bot.storage import StorageError, Store
 from bot.storage.copy import CopyRefused
 
 
-async def _open(where: str) -> Store | None:
+async def _open(where: str) -> Store | int:
     try:
         return await Store.open(database_path(where))
     except StorageError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
-        return None
+        return storage_exit(exc)
 
 
 async def cmd_copy(source: str, target: str) -> int:
     src = await _open(source)
-    if src is None:
-        return 2
+    if isinstance(src, int):
+        return src
     try:
         dst = await _open(target)
-        if dst is None:
-            return 2
+        if isinstance(dst, int):
+            return dst
         try:
             copied = await src.copy_into(dst)
             before, after = await src.counts(), await dst.counts()

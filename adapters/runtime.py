@@ -7,8 +7,9 @@ scheduler.
 
 from __future__ import annotations
 
+import asyncio
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +25,11 @@ from bot.tally import LiveTally
 
 class ConfigError(Exception):
     """A missing or malformed setting; the message names the variable, never its value."""
+
+
+class SurfaceUnavailable(ConfigError):
+    """The platform could not be reached at start-up (a network fault, a timeout): unlike the
+    other ConfigErrors, trying again later may work."""
 
 
 class Surface(Protocol):
@@ -48,6 +54,15 @@ class Runtime:
     tally: LiveTally
     daily: DailySchedules
     clock: Clock
+    # Set by a surface whose connection ended for good after it started: `serve` then stops the
+    # others cleanly and exits with the "restart me" code.
+    lost: asyncio.Event = field(default_factory=asyncio.Event)
+    lost_reason: str = ""
+
+    def surface_lost(self, name: str, reason: str) -> None:
+        if not self.lost.is_set():
+            self.lost_reason = f"{name}: {reason}"
+            self.lost.set()
 
     @classmethod
     async def open(

@@ -2,6 +2,8 @@
 
 Stopping is part of the design: on SIGTERM or Ctrl-C the surfaces stop taking events and finish
 what they acknowledged, then the scheduler, live counts and database close, and the process exits 0.
+A surface lost for good after it started stops the others the same way and exits 75 (restart me);
+wrong settings exit 78 (don't restart): see adapters/exitcodes.py.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import os
 import random
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
-from adapters.runtime import ConfigError, Runtime, Surface
+from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
+from adapters.runtime import ConfigError, Runtime, Surface, SurfaceUnavailable
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location, replica_id
@@ -58,13 +62,23 @@ def configured_surfaces(
     return surfaces
 
 
+async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
+    """Return when the first of `waits` finishes; cancel the rest."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
 async def serve(db: str | None, host: str | None, port: int | None) -> int:
     host = host or os.environ.get("ZEROQUIZ_HTTP_HOST", "127.0.0.1")
     try:
         port = port if port is not None else int(os.environ.get("ZEROQUIZ_HTTP_PORT", "3000"))
     except ValueError:
         print("zeroquiz: ZEROQUIZ_HTTP_PORT must be a port number", file=sys.stderr)
-        return 2
+        return EX_CONFIG
     path = database_path(db)
     try:
         bank = load_bank()
@@ -76,16 +90,19 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
             create_parent=is_default_location(path),
             replica=replica_id(),
         )
-    except (BankError, StorageError) as exc:
+    except BankError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
-        return 2
+        return EX_CONFIG
+    except StorageError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return storage_exit(exc)
     started: list[Surface] = []
     try:
         try:
             surfaces = configured_surfaces(os.environ, runtime, host, port)
         except ConfigError as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)
-            return 2
+            return EX_CONFIG
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -95,13 +112,17 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
                 await surface.start()
             except ConfigError as exc:
                 print(f"zeroquiz: {surface.name}: {exc}", file=sys.stderr)
-                return 2
+                return EX_TEMPFAIL if isinstance(exc, SurfaceUnavailable) else EX_CONFIG
             started.append(surface)
             log.info("%s adapter running", surface.name)
         # Due work starts once every surface is connected, so overdue reveals and daily posts
         # found at start-up go out at once instead of failing on a half-open connection.
         runtime.start()
-        await stop.wait()
+        await _first(stop.wait(), runtime.lost.wait())
+        if runtime.lost.is_set() and not stop.is_set():
+            print(f"zeroquiz: {runtime.lost_reason}; stopping, restart me", file=sys.stderr)
+            log.info("stopping: a surface was lost")
+            return EX_TEMPFAIL
         log.info("stopping")
         return 0
     finally:

@@ -18,7 +18,7 @@ from itertools import groupby
 
 from adapters.discord.holder import Holder, alive, this_process
 from adapters.discord.shards import ShardPlan, describe
-from adapters.runtime import ConfigError
+from adapters.runtime import SurfaceUnavailable
 from bot.clock import Clock
 from bot.storage import ShardLease
 from bot.storage.shards import ShardLeases
@@ -28,8 +28,9 @@ log = logging.getLogger(__name__)
 LEASE_TTL = timedelta(seconds=30)
 
 
-class ShardsTaken(ConfigError):
-    """Another live process runs some of the shards this one would run."""
+class ShardsTaken(SurfaceUnavailable):
+    """Another live process runs some of the shards this one would run: transient (exit 75),
+    since they are free again once that process stops or its lease runs out."""
 
 
 def refusal(plan: ShardPlan, taken: list[ShardLease], now: datetime, ttl: timedelta) -> str:

@@ -21,7 +21,7 @@ from adapters.discord.port import DiscordPort
 from adapters.discord.shards import IdentifyPacer
 from adapters.discord.sync import SyncState, state_path_for
 from adapters.inflight import InFlight
-from adapters.runtime import ConfigError, Runtime
+from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ class DiscordSurface:
         runtime.quiz.add_port(self.port)
         self._task: asyncio.Task[None] | None = None
         self._restore: Callable[[], None] | None = None
+        self._stopping = False
 
     async def start(self) -> None:
         """Log in, claim the shards, sync commands if needed, connect every shard; returns once
@@ -67,7 +68,7 @@ class DiscordSurface:
         self._restore = point_at(self.config.api_url, self.config.gateway_url)
         self._task = asyncio.create_task(self.client.start(self.config.token), name="discord")
         if await self._connected():
-            self._task.add_done_callback(_report_end)
+            self._task.add_done_callback(self._report_end)
             return
         error = None
         if self._task.done() and not self._task.cancelled():
@@ -81,8 +82,10 @@ class DiscordSurface:
                 "again from the Developer Portal (your application → Bot → Reset Token)"
             )
         if error is not None:
-            raise ConfigError(f"could not connect to Discord: {type(error).__name__}: {error}")
-        raise ConfigError(f"Discord did not become ready within {self.ready_timeout:.0f} s")
+            raise SurfaceUnavailable(
+                f"could not connect to Discord: {type(error).__name__}: {error}"
+            )
+        raise SurfaceUnavailable(f"Discord did not become ready within {self.ready_timeout:.0f} s")
 
     async def _connected(self) -> bool:
         """Whether every shard connected before the client's task ended or a shard took longer
@@ -106,6 +109,7 @@ class DiscordSurface:
         await self._shutdown()
 
     async def _shutdown(self) -> None:
+        self._stopping = True
         await self.client.close()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -116,11 +120,14 @@ class DiscordSurface:
             self._restore()
             self._restore = None
 
-
-def _report_end(task: asyncio.Task[None]) -> None:
-    """discord.py reconnects by itself; if its task still ends with an error, say so loudly."""
-    if not task.cancelled() and task.exception() is not None:
-        log.error("the Discord connection ended: %r", task.exception())
+    def _report_end(self, task: asyncio.Task[None]) -> None:
+        """discord.py reconnects by itself; if its task still ends (an error such as a revoked
+        token, or the shards' lease lost) while nobody is stopping it, the surface is lost."""
+        if self._stopping:
+            return
+        error = None if task.cancelled() else task.exception()
+        log.error("the Discord connection ended: %r", error)
+        self.runtime.surface_lost("discord", f"the connection ended ({error!r})")
 
 
 def surface_from_env(env: Mapping[str, str], runtime: Runtime) -> DiscordSurface | None:

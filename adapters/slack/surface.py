@@ -21,7 +21,7 @@ from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inflight import InFlight
-from adapters.runtime import ConfigError, Runtime
+from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
 from adapters.slack.config import SlackConfig, load_config
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
@@ -176,7 +176,7 @@ class SlackSurface:
                 CONNECT_SECONDS,
             )
         except TimeoutError:
-            raise ConfigError(
+            raise SurfaceUnavailable(
                 f"could not open the Socket Mode websocket within {CONNECT_SECONDS:.0f} s"
             ) from None
 
@@ -185,4 +185,4 @@ def _startup_error(exc: Exception, variable: str) -> ConfigError:
     code = error_code(exc)
     if code in _BAD_TOKEN:
         return ConfigError(f"{variable} was rejected by Slack ({code})")
-    return ConfigError(f"could not reach the Slack Web API at SLACK_API_URL ({code})")
+    return SurfaceUnavailable(f"could not reach the Slack Web API at SLACK_API_URL ({code})")

@@ -4,7 +4,12 @@ Invariants live in the schema: one answer per round and player, inserted only wh
 open; one daily posting per schedule and local date; one round per run step.
 """
 
-from bot.storage.errors import DatabaseTooNewError, DatabaseUnusable, StorageError
+from bot.storage.errors import (
+    DatabaseTooNewError,
+    DatabaseUnreachable,
+    DatabaseUnusable,
+    StorageError,
+)
 from bot.storage.migrations import SCHEMA_VERSION
 from bot.storage.records import (
     AnswerOutcome,
@@ -27,6 +32,7 @@ __all__ = [
     "AnswerRequest",
     "CloseReason",
     "DatabaseTooNewError",
+    "DatabaseUnreachable",
     "DatabaseUnusable",
     "PostingRecord",
     "PostingStatus",

@@ -50,12 +50,16 @@ async def counts(engine: Engine) -> dict[str, int]:
         return {t: int(await conn.fetchval(f"SELECT COUNT(*) FROM {t}")) for t, _ in TABLES}
 
 
-async def copy_database(source: Engine, target: Engine) -> list[Copied]:
-    """Copy every row, in one transaction on the target; CopyRefused if it has rows already."""
-    if any((await counts(target)).values()):
+async def copy_database(source: Engine, target: Engine, *, replace: bool = False) -> list[Copied]:
+    """Copy every row, in one transaction on the target; CopyRefused if it has rows already,
+    unless `replace`: then its rows are deleted in that same transaction (a restore)."""
+    if not replace and any((await counts(target)).values()):
         raise CopyRefused(f"{target.path} already holds ZeroQuiz data: copy into an empty one")
     copied: list[Copied] = []
     async with source.snapshot() as src, target.transaction() as dst:
+        if replace:
+            for table, _ in reversed(TABLES):
+                await dst.execute(f"DELETE FROM {table}")
         for table, columns in TABLES:
             rows = await src.fetch(f"SELECT {', '.join(columns)} FROM {table} ORDER BY 1")
             await _insert(dst, table, columns, (tuple(r[c] for c in columns) for r in rows))

@@ -3,7 +3,8 @@
 ```
 StorageError
 └── DatabaseUnusable(path, problem)   this file can't serve as ZeroQuiz's database as it is
-    └── DatabaseTooNewError           written by a newer ZeroQuiz
+    ├── DatabaseTooNewError           written by a newer ZeroQuiz
+    └── DatabaseUnreachable           the server did not answer: trying again later may work
 ```
 
 The message is built from the path and the problem only, never from a connection string (a
@@ -26,6 +27,10 @@ class DatabaseUnusable(StorageError):
 
 class DatabaseTooNewError(DatabaseUnusable):
     pass
+
+
+class DatabaseUnreachable(DatabaseUnusable):
+    """A database server that could not be reached at start-up: transient, unlike the others."""
 
 
 def one_line(text: str) -> str:

@@ -326,6 +326,11 @@ async def _version(conn: Conn) -> int:
     return max(legacy, table)
 
 
+async def schema_version(conn: Conn) -> int:
+    """The schema version a database has (0: none yet)."""
+    return await _version(conn)
+
+
 # Created by migration 1 and never dropped: every ZeroQuiz file from any release has them.
 OUR_TABLES = frozenset({"teams", "channels", "players", "rounds", "answers"})
 

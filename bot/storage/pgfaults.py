@@ -37,3 +37,9 @@ def pg_problem(exc: BaseException) -> str | None:
     if isinstance(exc, asyncpg.InterfaceError | asyncpg.ClientConfigurationError):
         return "could not be used: check the URL's form (postgresql://user:password@host/db)"
     return None
+
+
+def pg_transient(exc: BaseException) -> bool:
+    """Whether trying again later may work (the server is down, slow or full), as opposed to a
+    setting that is wrong (password, database name, rights)."""
+    return isinstance(exc, TimeoutError | OSError | asyncpg.TooManyConnectionsError)

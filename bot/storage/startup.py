@@ -9,16 +9,18 @@ can't be opened, I/O, disk full) become DatabaseUnusable; any other error is a b
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from bot.storage.backup import pre_migration_backup
 from bot.storage.engine import Dialect, Engine
-from bot.storage.errors import DatabaseUnusable
-from bot.storage.migrations import check_ours, migrate
-from bot.storage.pgfaults import pg_problem
+from bot.storage.errors import DatabaseUnreachable, DatabaseUnusable
+from bot.storage.migrations import SCHEMA_VERSION, check_ours, migrate, schema_version
+from bot.storage.pgfaults import pg_problem, pg_transient
 from bot.storage.place import check_place
 from bot.storage.postgres import PgEngine, display_url
 from bot.storage.sqlite import BUSY_TIMEOUT_MS, SqliteEngine, inspecting
@@ -74,6 +76,10 @@ async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engin
         if file.exists() and file.stat().st_size:
             async with inspecting(target) as conn:
                 await check_ours(conn, target)
+                version = await schema_version(conn)
+            if 0 < version < SCHEMA_VERSION:
+                # An upgrade rewrites tables in place: keep the file as it was, beside it.
+                await asyncio.to_thread(pre_migration_backup, file, SCHEMA_VERSION)
         engine = await SqliteEngine.open(target)
         await _prepare(engine)
     return engine
@@ -87,7 +93,8 @@ async def open_postgres(url: str) -> Engine:
         problem = pg_problem(exc)
         if problem is None:
             raise
-        raise DatabaseUnusable(shown, problem) from None
+        kind = DatabaseUnreachable if pg_transient(exc) else DatabaseUnusable
+        raise kind(shown, problem) from None
     try:
         async with engine.raw() as conn:
             await check_ours(conn, shown)

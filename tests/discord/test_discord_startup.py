@@ -22,6 +22,7 @@ from fake_discord import (
 )
 
 from adapters.discord.surface import surface_from_env
+from adapters.exitcodes import EX_CONFIG
 from adapters.runtime import ConfigError, Runtime
 from bot.bank import Bank
 from bot.clock import FakeClock
@@ -141,6 +142,6 @@ async def test_zeroquiz_serve_reports_a_rejected_token_without_printing_it(
     env = serve_env(fake_discord, tmp_path / "serve.sqlite3", DISCORD_TOKEN=secret)
     proc = await run_serve(env)
     out, err = await asyncio.wait_for(proc.communicate(), 60)
-    assert proc.returncode == 2
+    assert proc.returncode == EX_CONFIG  # a rejected token: restarting won't help
     assert "DISCORD_TOKEN was rejected" in err.decode()
     assert secret not in (out + err).decode() and "token-value" not in (out + err).decode()

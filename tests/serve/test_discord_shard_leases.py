@@ -10,6 +10,8 @@ from pathlib import Path
 from fake_discord import FakeDiscord
 from serve_process import Serve, discord_env, discord_ready, start_serve
 
+from adapters.exitcodes import EX_TEMPFAIL
+
 
 def problem_lines(serve: Serve) -> list[str]:
     return [line for line in serve.text.splitlines() if line.startswith("zeroquiz:")]
@@ -24,7 +26,8 @@ async def test_a_second_serve_on_the_same_shards_refuses_until_the_first_stops(
     await discord_ready(fake, first, identifies=1)
 
     second = await start_serve(serves, db, discord_env(fake))
-    assert await second.exited() == 2
+    # 75, "restart me": the shards are free again once the first stops (a replica takes over).
+    assert await second.exited() == EX_TEMPFAIL
     [line] = problem_lines(second)
     assert line.startswith("zeroquiz: discord: the Discord shards this process would run"), line
     taken = "(all shards) are taken by another process with the same bot token: all shards by"

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.exitcodes import EX_CONFIG
 from bot.storage import SCHEMA_VERSION, Store
 
 ZEROQUIZ = Path(sys.executable).parent / "zeroquiz"
@@ -59,7 +60,7 @@ def assert_refused(result: subprocess.CompletedProcess[str], db: Path, *words: s
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
     [line] = lines
-    assert result.returncode == 2, line
+    assert result.returncode == EX_CONFIG, line
     assert line.startswith(f"zeroquiz: database {db} "), line
     for word in words:
         assert word in line, line
@@ -292,7 +293,7 @@ def test_a_good_database_still_works_and_only_the_default_directory_is_created(
         assert result.returncode == 0, result.stderr
         assert "Final score: " in result.stdout and result.stderr == ""
     served = zeroquiz("serve", db)  # past the database, on to the (absent) chat adapters
-    assert served.returncode == 2 and "no chat adapter is configured" in served.stderr
+    assert served.returncode == EX_CONFIG and "no chat adapter is configured" in served.stderr
     assert "database" not in served.stderr
 
     data_home = tmp_path / "xdg" / "data"  # missing: the default location is ZeroQuiz's own

@@ -13,15 +13,20 @@ import pytest
 from pg_server import PgServer
 from test_database_faults import zeroquiz
 
+from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL
 from bot.storage import SCHEMA_VERSION, Store
 
 
-def refused(result: subprocess.CompletedProcess[str], secret: str, *words: str) -> str:
+def refused(
+    result: subprocess.CompletedProcess[str], secret: str, *words: str, code: int = EX_CONFIG
+) -> str:
+    """One line, no secret, and the exit status: 78 (a setting is wrong) unless `code` says 75
+    (the server did not answer: a restart may work)."""
     out = result.stdout + result.stderr
     assert secret not in out, out
     assert "Traceback" not in result.stderr, result.stderr
     lines = result.stderr.splitlines()
-    assert len(lines) == 1 and result.returncode == 2, result.stderr
+    assert len(lines) == 1 and result.returncode == code, result.stderr
     assert lines[0].startswith("zeroquiz: database postgresql://zqapp:***@127.0.0.1:"), lines[0]
     for word in words:
         assert word in lines[0], lines[0]
@@ -58,7 +63,7 @@ async def test_a_wrong_password_is_refused_without_printing_either_password(
 
 def test_a_server_nobody_runs_and_a_missing_database_are_named(pg_server: PgServer) -> None:
     closed = pg_server.url("zq").replace(f":{pg_server.port}/", ":1/")
-    refused(play(closed), pg_server.password, "cannot be reached")
+    refused(play(closed), pg_server.password, "cannot be reached", code=EX_TEMPFAIL)
     refused(play(pg_server.url("no_such_db")), pg_server.password, "has no such database")
 
 
@@ -91,7 +96,7 @@ def test_a_url_of_another_kind_is_refused_not_taken_for_a_file(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     result = play(url)
-    assert result.returncode == 2 and "secret-9" not in result.stderr, result.stderr
+    assert result.returncode == EX_CONFIG and "secret-9" not in result.stderr, result.stderr
     assert "is a URL ZeroQuiz can't use" in result.stderr
     assert list(tmp_path.iterdir()) == []
 

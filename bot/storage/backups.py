@@ -1,0 +1,133 @@
+"""`zeroquiz backup` and `zeroquiz restore` for either backend; the file format is always SQLite.
+
+A SQLite database is backed up with SQLite's online backup API (backup.py); a PostgreSQL one by
+copying its rows from one REPEATABLE READ snapshot into a new SQLite file (copy.py). Restoring
+opens the backup as a Store (so an older backup is migrated, on a private copy: the backup file
+itself is never changed), then either renames it over a SQLite target that no process has open, or
+copies its rows into a PostgreSQL database in one transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from bot.storage import copy
+from bot.storage.backup import TargetInUse, _temp_beside, backup_sqlite, replace_sqlite
+from bot.storage.engine import Engine
+from bot.storage.errors import DatabaseUnusable
+from bot.storage.migrations import check_ours
+from bot.storage.sqlite import inspecting
+from bot.storage.startup import backend_of, open_engine
+
+__all__ = ["TargetInUse", "restore_backup", "take_backup"]
+
+
+@contextlib.asynccontextmanager
+async def _engine(where: str | Path) -> AsyncIterator[Engine]:
+    engine = await open_engine(where)
+    try:
+        yield engine
+    finally:
+        await engine.close()
+
+
+async def _existing_sqlite(path: str) -> None:
+    """DatabaseUnusable unless `path` is an existing ZeroQuiz SQLite file (looked at only)."""
+    if not Path(path).is_file() or not Path(path).stat().st_size:
+        raise DatabaseUnusable(path, "does not exist or is empty: give the path of a ZeroQuiz file")
+    async with inspecting(path) as conn:
+        await check_ours(conn, path)
+
+
+async def take_backup(source: str, dest: Path) -> dict[str, int]:
+    """Write a backup of `source` (a SQLite path or postgresql:// URL) to `dest`; its counts."""
+    dialect, target = backend_of(source)
+    if dialect == "sqlite":
+        await _existing_sqlite(target)
+        await backup_sqlite(target, dest)
+    else:
+        work = _private_copy_dir()
+        try:
+            rows = work / "rows.sqlite3"
+            async with _engine(target) as src, _engine(rows) as dst:
+                await copy.copy_database(src, dst)
+            await backup_sqlite(str(rows), dest)  # one file in DELETE mode, renamed into place
+        finally:
+            _remove(work)
+    return await _counts_of(dest)
+
+
+def _remove(work: Path) -> None:
+    for item in work.iterdir():
+        item.unlink()
+    work.rmdir()
+
+
+def _private_copy_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="zeroquiz-"))
+
+
+async def _counts_of(backup: Path) -> dict[str, int]:
+    """Counts of a backup file, read from a private migrated copy (the file stays as it is)."""
+    work = _private_copy_dir()
+    try:
+        private = work / "backup.sqlite3"
+        await backup_sqlite(str(backup), private)
+        async with _engine(private) as engine:
+            return await copy.counts(engine)
+    finally:
+        for item in work.iterdir():
+            item.unlink()
+        work.rmdir()
+
+
+async def _has_rows(target: str) -> bool:
+    """Whether the SQLite file at `target` holds any ZeroQuiz rows (refused if not ours)."""
+    path = Path(target)
+    if not path.exists() or not path.stat().st_size:
+        return False
+    async with inspecting(target) as conn:
+        await check_ours(conn, target)
+        names = {
+            str(r[0]) for r in await conn.fetch("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        for table, _ in copy.TABLES:
+            if table in names and await conn.fetchval(f"SELECT 1 FROM {table} LIMIT 1"):
+                return True
+    return False
+
+
+async def restore_backup(backup: Path, target: str, *, replace: bool) -> dict[str, int]:
+    """Put the backup's data into `target`; copy.CopyRefused if it holds data and not `replace`,
+    TargetInUse if a SQLite target is open in another process. The restored counts."""
+    await _existing_sqlite(str(backup))
+    dialect, where = backend_of(target)
+    if dialect == "postgres":
+        work = _private_copy_dir()
+        try:
+            private = work / "backup.sqlite3"
+            await backup_sqlite(str(backup), private)
+            async with _engine(private) as src, _engine(where) as dst:
+                await copy.copy_database(src, dst, replace=replace)
+                return await copy.counts(dst)
+        finally:
+            _remove(work)
+    file = Path(where)
+    if not replace and await _has_rows(where):
+        raise copy.CopyRefused(
+            f"{where} already holds ZeroQuiz data: restore into a new file, or add --replace"
+        )
+    tmp = _temp_beside(file)
+    try:
+        await backup_sqlite(str(backup), tmp)
+        async with _engine(tmp) as engine:  # migrates an older backup, checks it is ours
+            counts = await copy.counts(engine)
+        replace_sqlite(tmp, file)
+    finally:
+        for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-wal", "-shm"))):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+    return counts
