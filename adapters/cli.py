@@ -50,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=int, help="HTTP port for Slack's HTTP mode ($ZEROQUIZ_HTTP_PORT)"
     )
     serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
+    serve.add_argument(
+        "--questions", nargs="+", metavar="PATH", help="the team's question files or folders, "
+        "added to the bundled ones ($ZEROQUIZ_QUESTIONS, joined with ':')",
+    )  # fmt: skip
+    serve.add_argument(
+        "--no-bundled", action="store_true",
+        help="serve only the --questions files ($ZEROQUIZ_NO_BUNDLED=1)",
+    )  # fmt: skip
 
     validate = sub.add_parser("validate", help="check question files; exit 1 on any problem")
     validate.add_argument("paths", nargs="*", metavar="PATH")
@@ -152,7 +160,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             logging.basicConfig(
                 level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
             )
-            return asyncio.run(serve(args.db, args.host, args.port))
+            return asyncio.run(
+                serve(
+                    args.db,
+                    args.host,
+                    args.port,
+                    questions=args.questions,
+                    no_bundled=args.no_bundled,
+                )
+            )
     except KeyboardInterrupt:
         return 130
     return 2

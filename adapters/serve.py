@@ -14,12 +14,13 @@ import os
 import random
 import signal
 import sys
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
+from adapters.questions import serve_bank
 from adapters.runtime import ConfigError, Runtime, Surface, SurfaceUnavailable
-from bot.bank import BankError, load_bank
+from bot.bank import BankError
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location, replica_id
 from bot.storage import StorageError
@@ -72,7 +73,14 @@ async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
             task.cancel()
 
 
-async def serve(db: str | None, host: str | None, port: int | None) -> int:
+async def serve(
+    db: str | None,
+    host: str | None,
+    port: int | None,
+    *,
+    questions: Sequence[str] | None = None,
+    no_bundled: bool = False,
+) -> int:
     host = host or os.environ.get("ZEROQUIZ_HTTP_HOST", "127.0.0.1")
     try:
         port = port if port is not None else int(os.environ.get("ZEROQUIZ_HTTP_PORT", "3000"))
@@ -81,7 +89,7 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
         return EX_CONFIG
     path = database_path(db)
     try:
-        bank = load_bank()
+        bank = serve_bank(questions, no_bundled, os.environ)
         runtime = await Runtime.open(
             path,
             bank,
@@ -90,7 +98,12 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
             create_parent=is_default_location(path),
             replica=replica_id(),
         )
-    except BankError as exc:
+    except BankError as exc:  # the team's questions: the lines `zeroquiz validate` prints
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"zeroquiz: {len(exc.problems)} problem(s) in the question files", file=sys.stderr)
+        return EX_CONFIG
+    except ConfigError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_CONFIG
     except StorageError as exc:

@@ -163,6 +163,15 @@ class Quiz:
             [(TeamRef(u.platform, u.team), u.user, u.display_name) for u in users]
         )
 
+    async def forget_team(self, team: TeamRef) -> tuple[int, int]:
+        """The app was removed from a team (Slack's app_uninstalled): its stored display names
+        are cleared and its daily schedules stopped. Answers stay, so reveal counts and totals
+        still add up, shown by platform user ID. Returns (names cleared, schedules stopped)."""
+        names = await self.store.teams.forget_names(team)
+        stopped = await self.store.daily.deactivate_team(team.platform, team.team, self.now())
+        self.rounds.notify_changed()  # a sleeping scheduler re-plans without those schedules
+        return names, stopped
+
     async def leaderboard(
         self,
         team: TeamRef,

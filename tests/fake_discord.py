@@ -56,7 +56,12 @@ CHANNEL_B_ID = 333000000000000002
 CHANNELS = {GUILD_ID: CHANNEL_ID, GUILD_B_ID: CHANNEL_B_ID}
 EPHEMERAL = 64
 MANAGE_GUILD = discord.Permissions(manage_guild=True).value
-BOT_PERMS = discord.Permissions(view_channel=True, send_messages=True, embed_links=True).value
+# What `zeroquiz discord-invite` asks for (adapters/discord/invite.py).
+BOT_PERMS = discord.Permissions(
+    view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True
+).value
+THREAD_ID = 333000000000000011  # a thread (or forum post) in GUILD_ID, under CHANNEL_ID
+PUBLIC_THREAD, PRIVATE_THREAD = 11, 12
 
 Json = dict[str, Any]
 
@@ -166,6 +171,7 @@ class FakeDiscord:
         self._nonces: dict[str, int] = {}
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}  # once identified
         self._channel_of: dict[str, str] = {}  # interaction token -> its channel
+        self._threads: dict[str, Json] = {}  # id -> a thread made by thread()
 
     # -- ids and objects ------------------------------------------------------------------------
     def snowflake(self) -> int:
@@ -414,8 +420,15 @@ class FakeDiscord:
         if (bad := self._check(request, body, path, "patch")) is not None:
             return bad
         token = request.match_info["token"]
-        self.responses.setdefault(token, []).append(body)
-        return self._json(self._message(self._channel_of.get(token, str(CHANNEL_ID)), body))
+        first = next(iter(self.responses.get(token, [])), None)
+        if first is None:  # nothing to edit before the interaction is answered
+            return self._json({"message": "Unknown Webhook", "code": 10015}, 404)
+        # The original response keeps what it was answered with: deferred ephemeral, the edit
+        # is ephemeral too. Recorded as the user sees it, flags included.
+        flags = int((first.get("data") or {}).get("flags") or 0)
+        message = self._message(self._channel_of.get(token, str(CHANNEL_ID)), body, flags)
+        self.responses[token].append(body | {"flags": message["flags"]})
+        return self._json(message)
 
     async def unknown(self, request: web.Request) -> web.Response:
         await self._read(request)
@@ -526,10 +539,17 @@ class FakeDiscord:
 
     # -- interactions the tests send ------------------------------------------------------------
     def _interaction(
-        self, kind: int, member: Json, data: Json, app_perms: int | None, guild: int = GUILD_ID
+        self,
+        kind: int,
+        member: Json,
+        data: Json,
+        app_perms: int | None,
+        guild: int = GUILD_ID,
+        place: Json | None = None,
     ) -> Json:
         iid = self.snowflake()
-        channel = CHANNELS[guild]
+        where = place or {"id": str(CHANNELS[guild]), "type": 0, "name": "quiz", "position": 0}
+        channel = where["id"]
         self._channel_of[f"itoken-{iid}"] = str(channel)
         return {
             "id": str(iid),
@@ -540,7 +560,7 @@ class FakeDiscord:
             "attachment_size_limit": 8388608,
             "guild_id": str(guild),
             "channel_id": str(channel),
-            "channel": {"id": str(channel), "type": 0, "name": "quiz", "position": 0},
+            "channel": where,
             "member": member,
             "app_permissions": str(self.app_perms if app_perms is None else app_perms),
             "locale": "en-US",
@@ -550,6 +570,30 @@ class FakeDiscord:
             "context": 0,
             "data": data,
         }
+
+    def thread(self, kind: int = PUBLIC_THREAD, thread_id: int = THREAD_ID) -> Json:
+        """A thread under the quiz channel as an interaction carries it (a forum post is a
+        public thread whose parent is a forum); clicks on messages in it come from it too."""
+        channel: Json = {
+            "id": str(thread_id),
+            "type": kind,
+            "guild_id": str(GUILD_ID),
+            "parent_id": str(CHANNEL_ID),
+            "owner_id": str(OWNER_ID),
+            "name": "quiz thread",
+            "message_count": 0,
+            "member_count": 1,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": iso(self.now()),
+                "locked": False,
+            },
+        }
+        self._threads[str(thread_id)] = channel
+        return channel
 
     @staticmethod
     def member(who: Json, permissions: int = 0) -> Json:
@@ -572,11 +616,18 @@ class FakeDiscord:
         permissions: int = 0,
         app_perms: int | None = None,
         guild: int = GUILD_ID,
+        place: Json | None = None,
     ) -> str:
-        """`/zeroquiz <sub> ...` by `who` (in `guild`'s quiz channel); returns the interaction
-        token to find its replies."""
+        """`/zeroquiz <sub> ...` by `who` (in `guild`'s quiz channel, or in `place`: a thread);
+        returns the interaction token to find its replies."""
         payload = self.slash_payload(
-            sub, options, who=who, permissions=permissions, app_perms=app_perms, guild=guild
+            sub,
+            options,
+            who=who,
+            permissions=permissions,
+            app_perms=app_perms,
+            guild=guild,
+            place=place,
         )
         self.sent_at[str(payload["token"])] = time.monotonic()
         await self.send_event("INTERACTION_CREATE", payload)
@@ -591,6 +642,7 @@ class FakeDiscord:
         permissions: int = 0,
         app_perms: int | None = None,
         guild: int = GUILD_ID,
+        place: Json | None = None,
     ) -> Json:
         """The INTERACTION_CREATE payload of such a command, for tests that send it changed."""
         command = next((c for c in self._commands if c["name"] == "zeroquiz"), None)
@@ -607,7 +659,7 @@ class FakeDiscord:
             "options": [{"name": sub, "type": 1, "options": opts}],
         }
         member = self.member(who or user(1), permissions)
-        return self._interaction(2, member, data, app_perms, guild)
+        return self._interaction(2, member, data, app_perms, guild, place)
 
     async def click(
         self, message_id: int, custom_id: str, who: Json, seen: Json | None = None
@@ -629,7 +681,9 @@ class FakeDiscord:
         guild = next((g for g, c in CHANNELS.items() if str(c) == message["channel_id"]), GUILD_ID)
         message["guild_id"] = str(guild)
         data = {"custom_id": custom_id, "component_type": 2}
-        return self._interaction(3, self.member(who), data, None, guild) | {"message": message}
+        place = self._threads.get(message["channel_id"])
+        click = self._interaction(3, self.member(who), data, None, guild, place)
+        return click | {"message": message}
 
     # -- what tests look at ---------------------------------------------------------------------
     def edits_of(self, message_id: int) -> list[Call]:

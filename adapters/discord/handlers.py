@@ -2,7 +2,11 @@
 
 Clicks answer straight away (the core's answer is one short transaction, well inside Discord's
 3 seconds). Commands that post or edit public messages defer first, since that needs more round
-trips to Discord.
+trips to Discord; their reply then edits the deferred response in place (discord.py's documented
+path, `edit_original_response`), which stays ephemeral as it was deferred.
+
+In a thread or a forum post (a thread too) posting needs Send Messages in Threads instead of
+Send Messages, so the pre-check asks for that one there.
 """
 
 from __future__ import annotations
@@ -26,6 +30,14 @@ from bot.views import NoticeView
 PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
 NEEDED = ("view_channel", "send_messages", "embed_links")
+NEEDED_IN_THREAD = ("view_channel", "send_messages_in_threads", "embed_links")
+THREADS = frozenset(
+    {
+        discord.ChannelType.public_thread,  # forum and media posts are public threads as well
+        discord.ChannelType.private_thread,
+        discord.ChannelType.news_thread,
+    }
+)
 NO_MENTIONS = discord.AllowedMentions.none()
 # A verdict that failed in passing is sent once more if this much of Discord's 3-second window
 # is still left. discord.py's webhook client retries 5xx itself; a cut connection it doesn't.
@@ -46,9 +58,15 @@ def user_ref(interaction: discord.Interaction) -> UserRef:
     return UserRef(PLATFORM, str(interaction.guild_id or 0), str(user.id), name)
 
 
-def missing_permission(perms: discord.Permissions) -> str | None:
+def in_thread(interaction: discord.Interaction) -> bool:
+    """Whether the command came from a thread (or a forum post), by the channel's type."""
+    return getattr(interaction.channel, "type", None) in THREADS
+
+
+def missing_permission(perms: discord.Permissions, *, thread: bool = False) -> str | None:
     """The first permission the bot lacks for public posts, as a catalogue key suffix."""
-    return next((name for name in NEEDED if not getattr(perms, name)), None)
+    needed = NEEDED_IN_THREAD if thread else NEEDED
+    return next((name for name in needed if not getattr(perms, name)), None)
 
 
 class Handler:
@@ -132,7 +150,7 @@ class Handler:
         self, interaction: discord.Interaction, command: Command, channel: ChannelRef, lang: Lang
     ) -> None:
         if command.name in POSTING_COMMANDS:
-            lacking = missing_permission(interaction.app_permissions)
+            lacking = missing_permission(interaction.app_permissions, thread=in_thread(interaction))
             if lacking is not None:
                 name = t(lang, f"discord_perm_{lacking}")
                 text = t(lang, "discord_missing_permission", permission=name)
@@ -150,10 +168,8 @@ class Handler:
 
     async def _reply(self, interaction: discord.Interaction, view: Reply) -> None:
         embed = reply_embed(view)
-        if interaction.response.is_done():
-            await interaction.followup.send(
-                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
-            )
+        if interaction.response.is_done():  # deferred (ephemeral): the reply replaces "thinking"
+            await interaction.edit_original_response(embed=embed, allowed_mentions=NO_MENTIONS)
         else:
             await interaction.response.send_message(
                 embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS

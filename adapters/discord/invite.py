@@ -12,9 +12,12 @@ SCOPES = ("bot", "applications.commands")
 
 
 def needed_permissions() -> discord.Permissions:
-    """See the channel, post questions and reveals as embeds. Editing its own messages and
-    answering interactions need no further permission; it never reads history."""
-    return discord.Permissions(view_channel=True, send_messages=True, embed_links=True)
+    """See the channel, post questions and reveals as embeds, in channels and in threads and
+    forum posts. Editing its own messages and answering interactions need no further
+    permission; it never reads history."""
+    return discord.Permissions(
+        view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True
+    )
 
 
 def invite_url(application_id: int) -> str:

@@ -39,18 +39,21 @@ from adapters.slack.render import (
 from adapters.slack.replies import Replies
 from adapters.slack.shapes import (
     ANSWER_ACTION,
+    EVENTS,
     Click,
+    Event,
     Malformed,
     SlashCommand,
     answer_choice,
     click_of,
+    event_of,
     slash_command,
 )
 from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
 from adapters.slack.users import QUIET, SlackUsers
 from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
-from bot.model import ChannelRef, Lang, UserRef
+from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
 from bot.views import Feedback, NoticeView
 
@@ -73,6 +76,8 @@ class SlackHandlers:
     def register(self, app: AsyncApp) -> None:
         app.command(COMMAND)(self.on_command)
         app.action(ANSWER_ACTION)(self.on_answer)
+        for event in EVENTS:  # app_uninstalled, tokens_revoked: the manifest's bot_events
+            app.event(event)(self.on_removed)
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
         """Run after the acknowledgement, counted so a shutdown waits for it."""
@@ -147,6 +152,33 @@ class SlackHandlers:
         if feedback.status == "closed" and click.message_ts is not None:
             self._later(self._stray(parsed[0], click.message_ts))
         return None
+
+    async def on_removed(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """app_uninstalled, or tokens_revoked with the bot token: the workspace's names go and
+        its daily schedules stop (Quiz.forget_team); everything else keeps serving."""
+        await ack()
+        event = event_of(body)
+        if isinstance(event, Malformed):
+            log.warning("slack: ignored a %s", event)  # ShapeCheck refuses these first
+            return
+        if event.type == "tokens_revoked" and not event.bot_revoked:
+            log.info("slack: workspace %s revoked user tokens only: nothing to do", event.team)
+            return
+        self._later(self._forget(event))
+
+    async def _forget(self, event: Event) -> None:
+        try:
+            names, stopped = await self.quiz.forget_team(TeamRef(PLATFORM, event.team))
+        except Exception:
+            log.exception(
+                "slack: cleaning up after %s in workspace %s failed", event.type, event.team
+            )
+            return
+        self.users.forget()
+        log.info(
+            "slack: %s in workspace %s: %d stored names cleared, %d daily schedules stopped",
+            event.type, event.team, names, stopped,
+        )  # fmt: skip
 
     async def _stray(self, round_id: int, ts: str) -> None:
         """A late click may come from a stray copy a crash left (see Quiz.reveal_stray)."""

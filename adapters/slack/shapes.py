@@ -81,8 +81,20 @@ class Click:
     message_ts: str | None = None  # the message clicked (a stray copy differs from the round's)
 
 
+@dataclass(frozen=True)
+class Event:
+    """An Events API callback ZeroQuiz handles: the app removed from a workspace, or its tokens
+    revoked (`bot_revoked`: the bot token among them, which ends the app's use of it too)."""
+
+    kind: ClassVar[str] = "event_callback"
+    team: str
+    type: str
+    bot_revoked: bool = False
+
+
 Body = dict[str, Any]
-Request = SlashCommand | Click | Passed
+Request = SlashCommand | Click | Event | Passed
+EVENTS = ("app_uninstalled", "tokens_revoked")  # the manifest's bot_events, in this order
 
 
 def read_body(text: str, content_type: str | None) -> Body | Malformed:
@@ -143,6 +155,11 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
         if isinstance(command, SlashCommand) and body["command"] != COMMAND:
             return Unhandled("slash command")
         return command
+    if body.get("type") == "event_callback":
+        event = event_of(body)
+        if isinstance(event, Event) and event.type not in EVENTS:
+            return Unhandled(f"{event.type} event")
+        return event
     if body.get("type") == "block_actions":
         click_ = click_of(body)
         if isinstance(click_, Click) and not ANSWER_ACTION.match(click_.action_id):
@@ -220,6 +237,31 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
         value=value,
         message_ts=_message_ts(body),
     )
+
+
+def event_of(body: Mapping[str, Any]) -> Event | Malformed:
+    """An event_callback as the event handlers read it: the workspace and the event's type."""
+    kind = "event_callback"
+    team = _slack_id(body.get("team_id"))
+    if team is None:
+        return Malformed(kind, "team_id is missing or not an ID")
+    event = body.get("event")
+    if not isinstance(event, dict):
+        return Malformed(kind, "event is missing or not an object")
+    event_type = event.get("type")
+    if not isinstance(event_type, str) or not event_type or len(event_type) > 64:
+        return Malformed(kind, "event.type is missing or not a string")
+    if not event_type.isascii() or not event_type.isprintable():
+        return Malformed(kind, "event.type is not a name")
+    tokens = event.get("tokens")
+    if event_type == "tokens_revoked":
+        if not isinstance(tokens, dict):
+            return Malformed(kind, "tokens is not an object")
+        bot = tokens.get("bot", [])
+        if not isinstance(bot, list):
+            return Malformed(kind, "tokens.bot is not a list")
+        return Event(team, event_type, bot_revoked=bool(bot))
+    return Event(team, event_type)
 
 
 def _message_ts(body: Mapping[str, Any]) -> str | None:

@@ -74,6 +74,11 @@ class SlackUsers:
             self._lookup(user_id)
         return cached[0]
 
+    def forget(self) -> None:
+        """Drop every cached name (the app was removed from a workspace; the cache is keyed by
+        user alone, and refilling it costs only lookups)."""
+        self._names.clear()
+
     def learn_name(self, team: str, user_id: str) -> None:
         """Fetch the person's name in the background and store it (see store_names)."""
         if self._sink is None or user_id in self._wanted or len(self._wanted) >= NAME_BACKLOG:

@@ -134,6 +134,7 @@ MESSAGES: dict[str, str] = {
     ),
     "discord_perm_view_channel": "View Channel",
     "discord_perm_send_messages": "Send Messages",
+    "discord_perm_send_messages_in_threads": "Send Messages in Threads",
     "discord_perm_embed_links": "Embed Links",
     "discord_failed": "Something went wrong on my side. Please try again in a moment.",
     "discord_command_mismatch": "That command doesn't match this bot's /zeroquiz: Discord may still show an older version. Try again in a minute, or see `/zeroquiz help`.",

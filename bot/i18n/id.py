@@ -139,6 +139,7 @@ MESSAGES: dict[str, str] = {
     ),
     "discord_perm_view_channel": "Lihat Saluran",
     "discord_perm_send_messages": "Kirim Pesan",
+    "discord_perm_send_messages_in_threads": "Kirim Pesan di Utas",
     "discord_perm_embed_links": "Sematkan Tautan",
     "discord_failed": "Terjadi kesalahan di sisi saya. Silakan coba lagi sebentar lagi.",
     "discord_command_mismatch": "Perintah itu tidak cocok dengan /zeroquiz bot ini: Discord mungkin masih menampilkan versi lama. Coba lagi sebentar lagi, atau lihat `/zeroquiz help`.",

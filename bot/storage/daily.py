@@ -88,6 +88,17 @@ class DailyStore:
             )  # fmt: skip
         return changed == 1
 
+    async def deactivate_team(self, platform: str, team: str, now: datetime) -> int:
+        """Stop every active schedule in a team's channels; returns how many were stopped."""
+        async with self._e.transaction() as tx:
+            return await tx.execute(
+                """UPDATE schedules SET active = 0, updated_at = $1
+                   WHERE active = 1 AND channel_id IN (
+                       SELECT c.id FROM channels c JOIN teams t ON t.id = c.team_id
+                       WHERE t.platform = $2 AND t.team = $3)""",
+                to_ms(now), platform, team,
+            )  # fmt: skip
+
     async def posting(self, schedule_id: int, day: date) -> PostingRecord | None:
         async with self._e.snapshot() as c:
             row = await c.fetchrow(

@@ -90,3 +90,15 @@ class Teams:
                      AND team_id = (SELECT id FROM teams WHERE platform = $1 AND team = $4)""",
                 rows,
             )
+
+    async def forget_names(self, team: TeamRef) -> int:
+        """Clear the display names stored for a team's players (the app was removed from it);
+        players and their answers stay, so counts and totals keep adding up. Returns how many."""
+        async with self._e.transaction() as tx:
+            return await tx.execute(
+                """UPDATE players SET display_name = ''
+                   WHERE display_name != ''
+                     AND team_id IN (SELECT id FROM teams WHERE platform = $1 AND team = $2)""",
+                team.platform,
+                team.team,
+            )

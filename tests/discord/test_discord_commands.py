@@ -8,6 +8,7 @@ import discord
 import pytest
 
 from adapters.cli import main
+from adapters.discord.handlers import NEEDED, NEEDED_IN_THREAD
 from adapters.discord.translator import CatalogueTranslator, text
 from adapters.discord.tree import daily_words, timezone_choices
 
@@ -21,8 +22,13 @@ def test_invite_url_has_exactly_the_scopes_and_permissions_needed(
     assert url.netloc == "discord.com" and query["client_id"] == ["123456789012345678"]
     assert query["scope"][0].split() == ["bot", "applications.commands"]
     granted = discord.Permissions(int(query["permissions"][0]))
-    expected = discord.Permissions(view_channel=True, send_messages=True, embed_links=True)
+    expected = discord.Permissions(
+        view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True
+    )
     assert granted == expected and not granted.administrator and not granted.mention_everyone
+    # Everything the pre-check asks for, in a channel or in a thread, is in the invite.
+    for name in (*NEEDED, *NEEDED_IN_THREAD):
+        assert getattr(granted, name), name
 
 
 def test_invite_without_an_application_id_says_which_variable(

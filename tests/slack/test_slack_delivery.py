@@ -16,7 +16,10 @@ from fake_slack import (
 )
 
 from adapters.slack.handlers import COMMAND
+from adapters.slack.shapes import EVENTS
+from adapters.slack.surface import EVENTS_PATH
 from bot.clock import FakeClock
+from bot.commands import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,3 +87,14 @@ def test_manifest_matches_what_the_app_uses() -> None:
         "chat:write.public",
         "users:read",
     }
+    # The events the app registers listeners for, and nothing else; over HTTP they come to the
+    # same /slack/events address as everything else, in Socket Mode over the socket.
+    events = manifest["settings"]["event_subscriptions"]
+    assert events["bot_events"] == list(EVENTS)
+    assert "request_url" not in events  # Socket Mode, as written: commented out
+    text = (ROOT / "deploy" / "slack-manifest.yaml").read_text()
+    assert text.count(f"# request_url: https://quiz.example.com{EVENTS_PATH}") == 2
+    # The usage hint names every command there is, in the order `help` lists them.
+    hinted = [part.split()[0] for part in command["usage_hint"].split(" | ")]
+    assert hinted == [spec.name for spec in REGISTRY]
+    assert len(command["usage_hint"]) <= 1000
