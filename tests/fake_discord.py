@@ -518,6 +518,12 @@ class FakeDiscord:
         """Gateway connections currently open."""
         return len(self._sockets)
 
+    async def close_gateway(self, code: int) -> None:
+        """Close every gateway connection with a close code, as Discord does (4004: the token
+        is no longer valid, which discord.py does not retry)."""
+        for ws in list(self._sockets):
+            await ws.close(code=code, message=b"closed by the fake")
+
     async def send_event(self, event: str, data: Json) -> None:
         """An event on the gateway; an interaction in a guild goes, as Discord sends it, to every
         connection identified with the guild's shard."""
