@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
+import os
 import random
 import sys
 from collections.abc import Sequence
@@ -126,11 +126,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return cmd_invite(args.app_id)
         if args.command == "serve":
+            from adapters.logs import setup_logging
             from adapters.serve import serve
 
-            logging.basicConfig(
-                level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-            )
+            try:
+                setup_logging(args.log_level, os.environ)
+            except ValueError as exc:
+                print(f"zeroquiz: {exc}", file=sys.stderr)
+                return 2
             return asyncio.run(serve(args.db, args.host, args.port))
     except KeyboardInterrupt:
         return 130

@@ -8,14 +8,17 @@ scheduler.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from adapters.health import Health
+from adapters.metrics import Metrics, RateLimited
 from bot.app import add_daily, build_quiz
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import DailySchedules
+from bot.ports import ChatPort
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
@@ -39,6 +42,10 @@ class Surface(Protocol):
         """Stop taking new events, finish those acknowledged, close the platform client."""
         ...
 
+    async def ready(self) -> bool:
+        """Whether it is connected and taking events now (False before start and once lost)."""
+        ...
+
 
 @dataclass
 class Runtime:
@@ -48,6 +55,13 @@ class Runtime:
     tally: LiveTally
     daily: DailySchedules
     clock: Clock
+    metrics: Metrics = field(default_factory=Metrics)
+    health: Health = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.health = Health(self.store, self.metrics)
+        self.store.observe_time(self.metrics.observe_db)
+        self.scheduler.on_lag = self.metrics.observe_lag
 
     @classmethod
     async def open(
@@ -74,6 +88,10 @@ class Runtime:
             daily=daily,
             clock=clock,
         )
+
+    def add_port(self, port: ChatPort, rate_limited: RateLimited) -> None:
+        """Give the core a platform's port, its posts and edits counted in the metrics."""
+        self.quiz.add_port(self.metrics.port(port, rate_limited))
 
     def start(self) -> None:
         self.scheduler.start()

@@ -14,7 +14,11 @@ import signal
 import sys
 from collections.abc import Callable, Mapping
 
+from aiohttp import web
+
+from adapters.health import metrics_address, start_server
 from adapters.runtime import ConfigError, Runtime, Surface
+from adapters.sdnotify import notify
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location, replica_id
@@ -65,6 +69,11 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
     except ValueError:
         print("zeroquiz: ZEROQUIZ_HTTP_PORT must be a port number", file=sys.stderr)
         return 2
+    try:
+        metrics_at = metrics_address(os.environ)
+    except ValueError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return 2
     path = database_path(db)
     try:
         bank = load_bank()
@@ -80,12 +89,23 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return 2
     started: list[Surface] = []
+    health_server: web.AppRunner | None = None
     try:
         try:
             surfaces = configured_surfaces(os.environ, runtime, host, port)
         except ConfigError as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)
             return 2
+        runtime.health.surfaces = list(surfaces)
+        if metrics_at is not None:
+            try:
+                health_server = await start_server(runtime.health, *metrics_at)
+            except OSError as exc:
+                print(
+                    f"zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {exc.strerror}",
+                    file=sys.stderr,
+                )
+                return 2
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -101,13 +121,18 @@ async def serve(db: str | None, host: str | None, port: int | None) -> int:
         # Due work starts once every surface is connected, so overdue reveals and daily posts
         # found at start-up go out at once instead of failing on a half-open connection.
         runtime.start()
+        notify("READY=1", os.environ)  # systemd's Type=notify: every surface is connected
         await stop.wait()
         log.info("stopping")
         return 0
     finally:
+        if started:
+            notify("STOPPING=1", os.environ)
         for surface in reversed(started):
             try:
                 await surface.stop()
             except Exception:
                 log.exception("error while stopping %s", surface.name)
+        if health_server is not None:
+            await health_server.cleanup()
         await runtime.close()
