@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
+import os
 import random
 import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from adapters.exitcodes import storage_exit
+from adapters.exitcodes import EX_CONFIG, storage_exit
 from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
@@ -155,11 +155,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return cmd_invite(args.app_id)
         if args.command == "serve":
+            from adapters.logs import setup_logging
             from adapters.serve import serve
 
-            logging.basicConfig(
-                level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-            )
+            try:
+                setup_logging(args.log_level, os.environ)
+            except ValueError as exc:
+                print(f"zeroquiz: {exc}", file=sys.stderr)
+                return EX_CONFIG
             return asyncio.run(
                 serve(
                     args.db,

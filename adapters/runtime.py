@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from adapters.health import Health
+from adapters.metrics import Metrics, RateLimited
 from bot.app import add_daily, build_quiz
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import DailySchedules
+from bot.ports import ChatPort
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
@@ -45,6 +48,10 @@ class Surface(Protocol):
         """Stop taking new events, finish those acknowledged, close the platform client."""
         ...
 
+    async def ready(self) -> bool:
+        """Whether it is connected and taking events now (False before start and once lost)."""
+        ...
+
 
 @dataclass
 class Runtime:
@@ -54,10 +61,17 @@ class Runtime:
     tally: LiveTally
     daily: DailySchedules
     clock: Clock
+    metrics: Metrics = field(default_factory=Metrics)
+    health: Health = field(init=False)
     # Set by a surface whose connection ended for good after it started: `serve` then stops the
     # others cleanly and exits with the "restart me" code.
     lost: asyncio.Event = field(default_factory=asyncio.Event)
     lost_reason: str = ""
+
+    def __post_init__(self) -> None:
+        self.health = Health(self.store, self.metrics)
+        self.store.observe_time(self.metrics.observe_db)
+        self.scheduler.on_lag = self.metrics.observe_lag
 
     def surface_lost(self, name: str, reason: str) -> None:
         if not self.lost.is_set():
@@ -89,6 +103,10 @@ class Runtime:
             daily=daily,
             clock=clock,
         )
+
+    def add_port(self, port: ChatPort, rate_limited: RateLimited) -> None:
+        """Give the core a platform's port, its posts and edits counted in the metrics."""
+        self.quiz.add_port(self.metrics.port(port, rate_limited))
 
     def start(self) -> None:
         self.scheduler.start()

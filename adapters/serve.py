@@ -17,9 +17,13 @@ import sys
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
+from aiohttp import web
+
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
+from adapters.health import metrics_address, start_server
 from adapters.questions import serve_bank
 from adapters.runtime import ConfigError, Runtime, Surface, SurfaceUnavailable
+from adapters.sdnotify import notify
 from bot.bank import BankError
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location, replica_id
@@ -87,6 +91,11 @@ async def serve(
     except ValueError:
         print("zeroquiz: ZEROQUIZ_HTTP_PORT must be a port number", file=sys.stderr)
         return EX_CONFIG
+    try:
+        metrics_at = metrics_address(os.environ)
+    except ValueError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return EX_CONFIG
     path = database_path(db)
     try:
         bank = serve_bank(questions, no_bundled, os.environ)
@@ -110,12 +119,23 @@ async def serve(
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return storage_exit(exc)
     started: list[Surface] = []
+    health_server: web.AppRunner | None = None
     try:
         try:
             surfaces = configured_surfaces(os.environ, runtime, host, port)
         except ConfigError as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)
             return EX_CONFIG
+        runtime.health.surfaces = list(surfaces)
+        if metrics_at is not None:
+            try:
+                health_server = await start_server(runtime.health, *metrics_at)
+            except OSError as exc:
+                print(
+                    f"zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {exc.strerror}",
+                    file=sys.stderr,
+                )
+                return EX_CONFIG
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -131,6 +151,7 @@ async def serve(
         # Due work starts once every surface is connected, so overdue reveals and daily posts
         # found at start-up go out at once instead of failing on a half-open connection.
         runtime.start()
+        notify("READY=1", os.environ)  # systemd's Type=notify: every surface is connected
         await _first(stop.wait(), runtime.lost.wait())
         if runtime.lost.is_set() and not stop.is_set():
             print(f"zeroquiz: {runtime.lost_reason}; stopping, restart me", file=sys.stderr)
@@ -139,9 +160,13 @@ async def serve(
         log.info("stopping")
         return 0
     finally:
+        if started:
+            notify("STOPPING=1", os.environ)
         for surface in reversed(started):
             try:
                 await surface.stop()
             except Exception:
                 log.exception("error while stopping %s", surface.name)
+        if health_server is not None:
+            await health_server.cleanup()
         await runtime.close()

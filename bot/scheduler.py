@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
@@ -34,6 +35,8 @@ class Scheduler:
         self._passes = 0
         self._in_pass = False
         self._pass_done = asyncio.Condition()
+        # Told how late (seconds) a pass ran after the moment it was planned for; metrics set it.
+        self.on_lag: Callable[[float], None] = _ignore_lag
 
     def wake(self) -> None:
         self._wake.set()
@@ -65,9 +68,12 @@ class Scheduler:
 
     async def _loop(self) -> None:
         failures = 0
+        next_at: datetime | None = None
         while True:
             self._wake.clear()
             self._in_pass = True
+            if next_at is not None and (late := self.clock.now() - next_at).total_seconds() >= 0:
+                self.on_lag(late.total_seconds())  # woken by the timer, not early by a new round
             try:
                 next_at = await self.run_once()
                 failures = 0
@@ -100,3 +106,7 @@ class Scheduler:
         self.wake()
         async with self._pass_done:
             await self._pass_done.wait_for(lambda: self._passes >= target)
+
+
+def _ignore_lag(seconds: float) -> None:
+    """The default: nobody is measuring."""

@@ -20,6 +20,7 @@ import discord
 from adapters.discord.render import feedback_embed, reply_embed
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
+from adapters.metrics import Metrics
 from adapters.text import storable
 from bot.commands import POSTING_COMMANDS, Command, Context, Reply, dispatch
 from bot.i18n import t
@@ -70,8 +71,9 @@ def missing_permission(perms: discord.Permissions, *, thread: bool = False) -> s
 
 
 class Handler:
-    def __init__(self, quiz: Quiz, gate: InFlight) -> None:
+    def __init__(self, quiz: Quiz, gate: InFlight, *, metrics: Metrics) -> None:
         self.quiz = quiz
+        self.metrics = metrics
         self.gate = gate
 
     async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
@@ -82,7 +84,10 @@ class Handler:
                 f"click on round {round_id}", lambda: self._fail(interaction, "en")
             ):
                 began = asyncio.get_running_loop().time()
-                feedback = await self.quiz.answer(round_id, user_ref(interaction), option)
+                who = user_ref(interaction)
+                feedback = await self.metrics.answer(
+                    PLATFORM, lambda: self.quiz.answer(round_id, who, option)
+                )
                 await self._verdict(interaction, feedback_embed(feedback), began)
                 if feedback.status == "closed" and interaction.message is not None:
                     copy = f"{interaction.message.channel.id}:{interaction.message.id}"

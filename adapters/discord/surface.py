@@ -21,6 +21,7 @@ from adapters.discord.port import DiscordPort
 from adapters.discord.shards import IdentifyPacer
 from adapters.discord.sync import SyncState, state_path_for
 from adapters.inflight import InFlight
+from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class DiscordSurface:
         state_path = state_path_for(str(runtime.store.path))
         self.lease = LeaseKeeper(runtime.store.shards, runtime.clock, config.shards)
         self.client = ZeroQuizClient(
-            Handler(runtime.quiz, self.gate),
+            Handler(runtime.quiz, self.gate, metrics=runtime.metrics),
             guild_id=config.guild_id,
             sync_state=SyncState(state_path) if state_path else None,
             shards=config.shards,
@@ -55,7 +56,7 @@ class DiscordSurface:
         )
         self.lease.on_lost = self.client.close
         self.port = DiscordPort(self.client, runtime.clock)
-        runtime.quiz.add_port(self.port)
+        runtime.add_port(self.port, _rate_limited)
         self._task: asyncio.Task[None] | None = None
         self._restore: Callable[[], None] | None = None
         self._stopping = False
@@ -102,6 +103,14 @@ class DiscordSurface:
                 return False
         return True
 
+    async def ready(self) -> bool:
+        """Every shard connected, and the client neither closed nor ended (lost for good)."""
+        if self._task is None or self._task.done() or self.client.is_closed():
+            return False
+        if not self.client.connected.is_set():
+            return False
+        return all(not shard.is_closed() for shard in self.client.shards.values())
+
     async def stop(self) -> None:
         """Refuse new interactions, finish those acknowledged, close the connection, then give
         the shards up for another process."""
@@ -128,6 +137,10 @@ class DiscordSurface:
         error = None if task.cancelled() else task.exception()
         log.error("the Discord connection ended: %r", error)
         self.runtime.surface_lost("discord", f"the connection ended ({error!r})")
+
+
+def _rate_limited(exc: BaseException) -> bool:
+    return any(isinstance(e, discord.HTTPException) and e.status == 429 for e in cause_chain(exc))
 
 
 def surface_from_env(env: Mapping[str, str], runtime: Runtime) -> DiscordSurface | None:

@@ -29,6 +29,7 @@ from slack_bolt.response import BoltResponse
 
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
+from adapters.metrics import Metrics
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
     SlackMessage,
@@ -64,8 +65,17 @@ ADMIT_SECONDS = 2.0  # Slack waits 3 s for the acknowledgement
 
 
 class SlackHandlers:
-    def __init__(self, quiz: Quiz, users: SlackUsers, inflight: InFlight, replies: Replies) -> None:
+    def __init__(
+        self,
+        quiz: Quiz,
+        users: SlackUsers,
+        inflight: InFlight,
+        replies: Replies,
+        *,
+        metrics: Metrics,
+    ) -> None:
         self.quiz = quiz
+        self.metrics = metrics
         self.users = users
         self.inflight = inflight
         self.replies = replies
@@ -140,7 +150,9 @@ class SlackHandlers:
             who = UserRef(
                 PLATFORM, click.team, user_id, name or click.handle, provisional_name=name is None
             )
-            feedback = await self.quiz.answer(parsed[0], who, parsed[1])
+            feedback = await self.metrics.answer(
+                PLATFORM, lambda: self.quiz.answer(parsed[0], who, parsed[1])
+            )
         except Exception:
             self._slots.release()
             log.exception("recording the answer of %s failed: not acknowledged", user_id)

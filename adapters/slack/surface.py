@@ -21,6 +21,7 @@ from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inflight import InFlight
+from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
 from adapters.slack.config import SlackConfig, load_config
 from adapters.slack.handlers import SlackHandlers
@@ -99,7 +100,7 @@ class SlackSurface:
         )
         await self._check_token(client)
         quiz = self.runtime.quiz
-        quiz.add_port(SlackPort(client, quiz.channel_lang))
+        self.runtime.add_port(SlackPort(client, quiz.channel_lang), _rate_limited)
         # The scheduler skips rounds of platforms without a port: now that Slack has one, let it
         # re-plan, so rounds that went overdue while the app was down are revealed at once.
         self.runtime.scheduler.wake()
@@ -115,7 +116,9 @@ class SlackSurface:
         self._users = SlackUsers(client, self.config.admins)
         assert self._session is not None
         self._replies = Replies(self._session, self.runtime.clock)
-        handlers = SlackHandlers(quiz, self._users, self.inflight, self._replies)
+        handlers = SlackHandlers(
+            quiz, self._users, self.inflight, self._replies, metrics=self.runtime.metrics
+        )
         handlers.register(self.app)
         if self.config.app_token is not None:
             await self._connect_socket(client, self.app, self.config.app_token)
@@ -124,10 +127,19 @@ class SlackSurface:
             web_app = self.app.web_app(path=EVENTS_PATH)
             secret = self.config.signing_secret or ""
             web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH))
+            web_app.add_routes(self.runtime.health.routes())  # /healthz, /readyz, /metrics
             self._runner = web.AppRunner(web_app, handle_signals=False, access_log=None)
             await self._runner.setup()
             await web.TCPSite(self._runner, self.host, self.port).start()
             log.info("Slack: HTTP mode on %s", self.url)
+
+    async def ready(self) -> bool:
+        """HTTP mode: serving. Socket Mode: the websocket is open and answering pings."""
+        if self.app is None:
+            return False
+        if self.config.app_token is not None:
+            return self._socket is not None and bool(await self._socket.client.is_connected())
+        return self._runner is not None
 
     @property
     def url(self) -> str | None:
@@ -179,6 +191,10 @@ class SlackSurface:
             raise SurfaceUnavailable(
                 f"could not open the Socket Mode websocket within {CONNECT_SECONDS:.0f} s"
             ) from None
+
+
+def _rate_limited(exc: BaseException) -> bool:
+    return any(error_code(e) in ("ratelimited", "http_429") for e in cause_chain(exc))
 
 
 def _startup_error(exc: Exception, variable: str) -> ConfigError:

@@ -20,11 +20,13 @@ from bot.storage.scores import Scores
 from bot.storage.shards import ShardLeases
 from bot.storage.startup import open_engine
 from bot.storage.teams import Teams
+from bot.storage.timed import Observer, TimedEngine
 
 
 class Store:
     def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+        self._timed = engine = TimedEngine(engine)
+        self._engine: Engine = engine
         self.path = engine.path
         self.teams = Teams(engine)
         self.rounds = Rounds(engine)
@@ -57,6 +59,15 @@ class Store:
     async def connection_settings(self) -> list[dict[str, object]]:
         """Journal mode, foreign keys, busy timeout... of each connection, writer first."""
         return await self._engine.settings()
+
+    def observe_time(self, observer: Observer) -> None:
+        """Report each outermost transaction's, snapshot's and read's duration: (kind, seconds)."""
+        self._timed.observe = observer
+
+    async def ping(self) -> None:
+        """A trivial query, for readiness checks; raises whatever the database raises."""
+        async with self._engine.reader() as conn:
+            await conn.fetchval("SELECT 1")
 
     async def close(self) -> None:
         await self.answers.close()

@@ -1,0 +1,81 @@
+"""Logging for `zeroquiz serve`: human-readable lines by default, JSON lines with
+ZEROQUIZ_LOG_FORMAT=json (python-json-logger), and in either form no secret.
+
+Secrets are redacted from the formatted line itself, tracebacks included: the values of the
+token variables, a database URL's password, and anything shaped like a Slack token.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Mapping
+
+from pythonjsonlogger.json import JsonFormatter
+
+SECRET_VARIABLES = (
+    "SLACK_BOT_TOKEN",
+    "SLACK_APP_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "DISCORD_TOKEN",
+)
+SLACK_TOKEN = re.compile(r"\bx(?:ox[abposr]|app)-[A-Za-z0-9-]+")
+URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@\s]+(@)")
+REDACTED = "[redacted]"
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+FORMATS = ("text", "json")
+
+
+class Redactor:
+    def __init__(self, env: Mapping[str, str]) -> None:
+        # Longest first, so a secret containing another is hidden whole; very short values are
+        # not secrets anyone would use, and hiding them would garble ordinary words.
+        found = {env.get(name, "") for name in SECRET_VARIABLES}
+        self.secrets = sorted((s for s in found if len(s) >= 8), key=len, reverse=True)
+
+    def __call__(self, line: str) -> str:
+        for secret in self.secrets:
+            line = line.replace(secret, REDACTED)
+        line = SLACK_TOKEN.sub(REDACTED, line)
+        return URL_PASSWORD.sub(rf"\g<1>{REDACTED}\g<2>", line)
+
+
+class TextFormatter(logging.Formatter):
+    def __init__(self, redact: Redactor) -> None:
+        super().__init__(TEXT_FORMAT)
+        self.redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redact(super().format(record))
+
+
+class JsonLineFormatter(JsonFormatter):
+    def __init__(self, redact: Redactor) -> None:
+        super().__init__(
+            "%(asctime)s %(levelname)s %(name)s %(message)s",
+            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        )
+        self.redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redact(super().format(record))
+
+
+def log_format(env: Mapping[str, str]) -> str:
+    """ "text" or "json"; ValueError naming ZEROQUIZ_LOG_FORMAT for anything else."""
+    chosen = env.get("ZEROQUIZ_LOG_FORMAT", "").strip().lower() or "text"
+    if chosen not in FORMATS:
+        raise ValueError("ZEROQUIZ_LOG_FORMAT must be text or json")
+    return chosen
+
+
+def setup_logging(level: str, env: Mapping[str, str]) -> None:
+    """One handler on stderr for the root logger, in the chosen format."""
+    redact = Redactor(env)
+    handler = logging.StreamHandler(sys.stderr)
+    formatter = JsonLineFormatter(redact) if log_format(env) == "json" else TextFormatter(redact)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)

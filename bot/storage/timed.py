@@ -1,0 +1,73 @@
+"""An Engine that reports how long each outermost transaction, snapshot and read took.
+
+Metrics live in the adapters; the store only calls `observe(kind, seconds)`, a no-op until
+someone sets it, so the core never imports a metrics library. Durations are measured with the
+monotonic performance counter, not the injected clock: they are about this machine, not the quiz.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+from bot.storage.engine import Conn, Dialect, Engine
+
+Observer = Callable[[str, float], None]
+
+
+def _ignore(kind: str, seconds: float) -> None:
+    """The default observer: nobody is measuring."""
+
+
+class TimedEngine:
+    def __init__(self, inner: Engine) -> None:
+        self._inner = inner
+        self.observe: Observer = _ignore
+
+    @property
+    def dialect(self) -> Dialect:
+        return self._inner.dialect
+
+    @property
+    def path(self) -> str:
+        return self._inner.path
+
+    def current(self) -> Conn | None:
+        return self._inner.current()
+
+    @asynccontextmanager
+    async def _timed(
+        self, kind: str, opened: AbstractAsyncContextManager[Conn]
+    ) -> AsyncIterator[Conn]:
+        if self._inner.current() is not None:  # joins the caller's: timed once, by the outermost
+            async with opened as conn:
+                yield conn
+            return
+        started = time.perf_counter()
+        try:
+            async with opened as conn:
+                yield conn
+        finally:
+            self.observe(kind, time.perf_counter() - started)
+
+    def transaction(self) -> AbstractAsyncContextManager[Conn]:
+        return self._timed("transaction", self._inner.transaction())
+
+    def snapshot(self) -> AbstractAsyncContextManager[Conn]:
+        return self._timed("snapshot", self._inner.snapshot())
+
+    def reader(self) -> AbstractAsyncContextManager[Conn]:
+        return self._timed("read", self._inner.reader())
+
+    def raw(self) -> AbstractAsyncContextManager[Conn]:
+        return self._inner.raw()
+
+    async def check_writable(self) -> None:
+        await self._inner.check_writable()
+
+    async def settings(self) -> list[dict[str, object]]:
+        return await self._inner.settings()
+
+    async def close(self, *, checkpoint: bool = True) -> None:
+        await self._inner.close(checkpoint=checkpoint)

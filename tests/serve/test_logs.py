@@ -1,0 +1,44 @@
+"""Both log formats hide secrets: token variables' values, Slack-shaped tokens, URL passwords."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+import pytest
+
+from adapters.logs import REDACTED, setup_logging
+
+DISCORD = "MTIzNDU2Nzg5.discord-token-value"
+ENV = {"DISCORD_TOKEN": DISCORD, "SLACK_SIGNING_SECRET": "s3cr3t-signing-value"}
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_no_secret_reaches_a_log_line(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stderr", out)
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        setup_logging("INFO", ENV | {"ZEROQUIZ_LOG_FORMAT": fmt})
+        log = logging.getLogger("zeroquiz.test")
+        log.info("token %s and xoxb-1-2-abc", DISCORD)
+        log.info("db postgresql://zq:hunter2pass@db:5432/zq")
+        try:
+            raise RuntimeError("signed with s3cr3t-signing-value")
+        except RuntimeError:
+            log.exception("failed")
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    text = out.getvalue()
+    for secret in (DISCORD, "xoxb-1-2-abc", "hunter2pass", "s3cr3t-signing-value"):
+        assert secret not in text
+    assert REDACTED in text and "postgresql://zq:" in text
+    if fmt == "json":
+        records = [json.loads(line) for line in text.splitlines()]
+        assert records[0]["message"] == f"token {REDACTED} and {REDACTED}"
+        assert "exc_info" in records[2]
+    else:
+        assert text.splitlines()[0].endswith(f"zeroquiz.test: token {REDACTED} and {REDACTED}")
