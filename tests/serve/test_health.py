@@ -32,6 +32,8 @@ from serve_process import (
     start_serve,
 )
 
+from adapters.exitcodes import EX_CONFIG
+
 HEALTH_AT = rb"health and metrics on (http://[0-9.]+:\d+)"
 EVENTS_AT = rb"HTTP mode on (http://[0-9.]+:\d+)/slack/events"
 
