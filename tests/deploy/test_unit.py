@@ -22,6 +22,7 @@ needs_analyze = pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is n
 def test_the_unit_does_not_restart_a_configuration_error() -> None:
     text = UNIT.read_text()
     assert re.search(r"^RestartPreventExitStatus=78$", text, re.M)
+    assert re.search(r"^Type=notify$", text, re.M)  # serve says READY=1 (adapters/sdnotify.py)
     assert re.search(r"^Restart=on-failure$", text, re.M)
     assert re.search(r"^StateDirectory=zeroquiz$", text, re.M)
 
