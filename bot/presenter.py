@@ -10,12 +10,14 @@ from bot.shuffle import permutation
 from bot.storage.records import RoundRecord
 from bot.views import (
     Feedback,
+    HomeView,
     LeaderboardView,
     LeaderRow,
     OptionLine,
     Period,
     QuestionView,
     RevealView,
+    ScheduleLine,
     SpreadRow,
     StatsView,
 )
@@ -222,4 +224,24 @@ def stats_view(lang: Lang, name: str, history: list[tuple[bool, int]]) -> StatsV
             (t(lang, "stats_streak"), str(run)),
             (t(lang, "stats_best_streak"), str(best)),
         ),
+    )
+
+
+def home_view(
+    stats: StatsView, week: LeaderboardView, schedules: tuple[ScheduleLine, ...] | None
+) -> HomeView:
+    """A person's Home page from their stats and this week's board (asked with their line)."""
+    lang = stats.lang
+    return HomeView(
+        lang=lang,
+        title=t(lang, "home_title"),
+        intro=t(lang, "home_new") if stats.answered == 0 else None,
+        stats=stats,
+        rank_title=t(lang, "home_rank_title"),
+        week=week,
+        top_title=t(lang, "home_top_title"),
+        schedules_title=t(lang, "home_daily_title"),
+        schedules=schedules,
+        schedules_empty=t(lang, "home_daily_none"),
+        footer=t(lang, "home_refreshed"),
     )

@@ -23,6 +23,7 @@ from bot.runs import Runs
 from bot.storage import CloseReason, RoundRecord, Store
 from bot.views import (
     Feedback,
+    HomeView,
     LeaderboardView,
     NoticeView,
     Period,
@@ -185,6 +186,18 @@ class Quiz:
             team, period, self.now(), limit=limit, user=user.user if user else None
         )
         return presenter.leaderboard_view(lang, period, top, mine, asked=user is not None)
+
+    async def home(self, user: UserRef, *, is_admin: bool) -> HomeView:
+        """A person's Home page, in the language of the channel they last answered in (English
+        for someone new); the team's daily schedules only for an admin."""
+        lang = await self.store.teams.last_played_lang(user) or "en"
+        team = TeamRef(user.platform, user.team)
+        stats = await self.stats(user, lang=lang)
+        week = await self.leaderboard(team, "week", lang=lang, user=user)
+        schedules = None
+        if is_admin:
+            schedules = await self.daily.team_lines(team, lang) if self.daily else ()
+        return presenter.home_view(stats, week, schedules)
 
     async def stats(self, user: UserRef, *, lang: Lang) -> StatsView:
         history = await self.store.scores.answer_history(user)

@@ -129,3 +129,35 @@ class NoticeView:
     title: str = ""
     lines: tuple[str, ...] = ()
     ok: bool = True
+
+
+@dataclass(frozen=True)
+class ScheduleLine:
+    """One channel's daily question, for an admin: when it posts and when it posts next, both
+    in the schedule's own zone."""
+
+    channel: str  # the platform's channel id (an adapter may show it as a link)
+    next_at: datetime | None
+    text: str
+
+
+@dataclass(frozen=True)
+class HomeView:
+    """A person's own page (Slack's App Home): stats, this week's rank and top 10, and for
+    admins the team's daily schedules. `schedules` is None for someone who isn't an admin."""
+
+    lang: Lang
+    title: str
+    intro: str | None  # someone who has never answered: how to begin
+    stats: StatsView
+    rank_title: str
+    week: LeaderboardView  # the team's top 10 this week, with the person's own line
+    top_title: str
+    schedules_title: str
+    schedules: tuple[ScheduleLine, ...] | None
+    schedules_empty: str
+    footer: str
+
+    @property
+    def is_new(self) -> bool:
+        return self.stats.answered == 0

@@ -39,6 +39,7 @@ APP_TOKEN = "xapp-zeroquiz-test"
 TEAM = "T0TEAM"
 CHANNEL = "C0QUIZ"
 POLL_DEADLINE = 10.0
+HOME_BLOCKS = 100  # a Home tab view may hold 100 blocks; a message 50
 # slack_sdk's retry handlers, with its backoff shortened: a test's retries don't sleep for real.
 QUICK_RETRIES = FixedValueRetryIntervalCalculator(0.01)
 
@@ -69,6 +70,7 @@ class FakeSlack:
     holds: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     released: asyncio.Event = field(default_factory=asyncio.Event)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user -> published Home view
     respond_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # per key
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
     reply_gate: asyncio.Event | None = None  # when set up, private replies wait until it opens
@@ -175,6 +177,8 @@ class FakeSlack:
         if method == "users.info":
             user = self.users.get(str(args.get("user")))
             return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+        if method == "views.publish":
+            return self._publish(args)
         if method in ("chat.postMessage", "chat.update"):
             problems = block_problems(args.get("blocks") or [])
             if problems:
@@ -186,6 +190,20 @@ class FakeSlack:
             self.posted.setdefault(ts, self.messages[ts])
             return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": args}
         return {"ok": False, "error": "unknown_method"}
+
+    def _publish(self, args: dict[str, Any]) -> dict[str, Any]:
+        """views.publish: a Home tab view for one person, held to the Home surface's limits."""
+        view = args.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        if not isinstance(args.get("user_id"), str) or not isinstance(view, dict):
+            return {"ok": False, "error": "invalid_arguments"}
+        if view.get("type") != "home":
+            return {"ok": False, "error": "invalid_arguments"}
+        problems = block_problems(view.get("blocks") or [], most_blocks=HOME_BLOCKS)
+        if problems:
+            return {"ok": False, "error": "invalid_blocks", "errors": problems}
+        self.homes[str(args["user_id"])] = view
+        return {"ok": True, "view": {"id": "V0HOME", **view}}
 
     async def _respond(self, request: web.Request) -> web.Response:
         if self.reply_gate is not None:
@@ -232,15 +250,16 @@ class FakeSlack:
 
 
 # -- what Slack accepts -------------------------------------------------------------------------
-def block_problems(blocks: list[dict[str, Any]]) -> list[str]:
-    """Every Block Kit limit a ZeroQuiz message could break (empty when Slack would accept it)."""
+def block_problems(blocks: list[dict[str, Any]], *, most_blocks: int = 50) -> list[str]:
+    """Every Block Kit limit a ZeroQuiz message (or, with most_blocks=100, a Home tab view)
+    could break: empty when Slack would accept it."""
     problems: list[str] = []
 
     def limit(what: str, value: int, most: int) -> None:
         if value > most:
             problems.append(f"{what}: {value} > {most}")
 
-    limit("blocks", len(blocks), 50)
+    limit("blocks", len(blocks), most_blocks)
     for i, block in enumerate(blocks):
         kind = block["type"]
         limit(f"block {i} block_id", len(block.get("block_id", "")), 255)
@@ -270,6 +289,9 @@ def block_problems(blocks: list[dict[str, Any]]) -> list[str]:
             limit(f"block {i} context elements", len(block["elements"]), 10)
             for e in block["elements"]:
                 limit(f"block {i} context text", len(e["text"]), 3000)
+        elif kind == "divider":
+            if set(block) - {"type", "block_id"}:
+                problems.append(f"block {i}: a divider holds nothing")
         else:
             problems.append(f"block {i}: unexpected type {kind}")
     limit("total text", sum(len(s) for s in texts(blocks)), 12000)

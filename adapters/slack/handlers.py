@@ -34,13 +34,15 @@ from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
     SlackMessage,
     feedback_message,
+    home_view,
     notice_message,
     reply_message,
 )
 from adapters.slack.replies import Replies
 from adapters.slack.shapes import (
     ANSWER_ACTION,
-    EVENTS,
+    HOME_EVENT,
+    REMOVED_EVENTS,
     Click,
     Event,
     Malformed,
@@ -52,6 +54,7 @@ from adapters.slack.shapes import (
 )
 from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
 from adapters.slack.users import QUIET, SlackUsers
+from adapters.slack.web import error_code
 from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
@@ -86,7 +89,8 @@ class SlackHandlers:
     def register(self, app: AsyncApp) -> None:
         app.command(COMMAND)(self.on_command)
         app.action(ANSWER_ACTION)(self.on_answer)
-        for event in EVENTS:  # app_uninstalled, tokens_revoked: the manifest's bot_events
+        app.event(HOME_EVENT)(self.on_home)
+        for event in REMOVED_EVENTS:  # app_uninstalled, tokens_revoked
             app.event(event)(self.on_removed)
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
@@ -164,6 +168,28 @@ class SlackHandlers:
         if feedback.status == "closed" and click.message_ts is not None:
             self._later(self._stray(parsed[0], click.message_ts))
         return None
+
+    async def on_home(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """Someone opened the app's Home tab: publish their page, fresh (it is drawn only when
+        opened, never on a timer). The Messages tab opening needs nothing."""
+        await ack()
+        event = event_of(body)
+        if isinstance(event, Malformed) or event.user is None:
+            log.warning("slack: ignored a %s", event)  # ShapeCheck refuses these first
+            return
+        if event.tab == "home":
+            self._later(self._home(event.team, event.user))
+
+    async def _home(self, team: str, user_id: str) -> None:
+        try:
+            # One users.info call serves both (SlackUsers shares a lookup in flight).
+            name, admin = await asyncio.gather(
+                self.users.display_name(user_id, user_id), self.users.is_admin(user_id)
+            )
+            view = await self.quiz.home(UserRef(PLATFORM, team, user_id, name), is_admin=admin)
+            await self.users.client.views_publish(user_id=user_id, view=home_view(view))
+        except Exception as exc:  # nothing to apologise in: the next opening draws it again
+            log.warning("slack: publishing the Home tab of %s failed: %s", user_id, error_code(exc))
 
     async def on_removed(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """app_uninstalled, or tokens_revoked with the bot token: the workspace's names go and

@@ -16,6 +16,7 @@ from bot.i18n import t
 from bot.model import Lang
 from bot.views import (
     Feedback,
+    HomeView,
     LeaderboardView,
     NoticeView,
     QuestionView,
@@ -33,6 +34,8 @@ BUTTON_TEXT = ButtonElement.text_max_length
 FIELD_TEXT = 2000
 CONTEXT_TEXT = 3000
 FALLBACK_TEXT = 3000
+HOME_BLOCKS = 100  # a Home tab view holds up to 100 blocks (a message 50)
+HOME_LINE = 500  # one line of a Home list: a channel link and a schedule, a leaderboard row
 ANSWER_ACTION_PREFIX = "zq_answer_"
 _SLOT = "\x00"
 
@@ -112,11 +115,7 @@ def leaderboard_message(view: LeaderboardView) -> SlackMessage:
 
 
 def stats_message(view: StatsView) -> SlackMessage:
-    fields = [
-        {"type": "mrkdwn", "text": clip(f"*{escape(label)}*\n{escape(value)}", FIELD_TEXT)}
-        for label, value in view.lines[:10]
-    ]
-    blocks = [_header(view.title), {"type": "section", "fields": fields}]
+    blocks = [_header(view.title), {"type": "section", "fields": _fields(view.lines)}]
     return SlackMessage(_fallback(view.title), blocks)
 
 
@@ -138,6 +137,46 @@ def reply_message(reply: NoticeView | LeaderboardView | StatsView) -> SlackMessa
     if isinstance(reply, StatsView):
         return stats_message(reply)
     return notice_message(reply)
+
+
+def home_view(view: HomeView) -> dict[str, Any]:
+    """The Home tab (views.publish's `view`): a handful of blocks, each clipped to its limit."""
+    blocks: list[Block] = [_header(view.title)]
+    if view.intro is not None:
+        blocks.append(_section(escape(view.intro)))
+    else:
+        stats = _section(f"*{escape(view.stats.title)}*")
+        blocks.append({**stats, "fields": _fields(view.stats.lines)})
+    me = view.week.me_line or ""
+    blocks.append(_section(f"*{escape(view.rank_title)}*\n{escape(me)}"))
+    blocks.append({"type": "divider"})
+    top = [escape(line) for line in view.week.lines] or [escape(view.week.empty_text)]
+    blocks.append(_titled(view.top_title, top))
+    if view.schedules is not None:
+        blocks.append({"type": "divider"})
+        daily = [f"<#{s.channel}> · {escape(s.text)}" for s in view.schedules]
+        blocks.append(_titled(view.schedules_title, daily or [escape(view.schedules_empty)]))
+    blocks.append(_context(escape(view.footer)))
+    return {"type": "home", "blocks": blocks[:HOME_BLOCKS]}
+
+
+def _fields(lines: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+    """(label, value) pairs as a section's fields: at most 10, each clipped."""
+    return [
+        {"type": "mrkdwn", "text": clip(f"*{escape(label)}*\n{escape(value)}", FIELD_TEXT)}
+        for label, value in lines[:10]
+    ]
+
+
+def _titled(title: str, lines: list[str]) -> Block:
+    """A bold title over whole lines, as many as fit the section, then an ellipsis: a line is
+    never cut through its leading channel link (`<#C123>`)."""
+    text = f"*{escape(title)}*"
+    for line in (clip(each, HOME_LINE) for each in lines):
+        if len(text) + len(line) + 3 > SECTION_TEXT:
+            return _section(text + "\n…")
+        text += "\n" + line
+    return _section(text)
 
 
 def _fill(lang: Lang, key: str, *, time: str) -> str:

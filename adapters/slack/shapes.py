@@ -84,17 +84,22 @@ class Click:
 @dataclass(frozen=True)
 class Event:
     """An Events API callback ZeroQuiz handles: the app removed from a workspace, or its tokens
-    revoked (`bot_revoked`: the bot token among them, which ends the app's use of it too)."""
+    revoked (`bot_revoked`: the bot token among them, which ends the app's use of it too), or
+    someone opening the app's Home (`user`, and the `tab` they opened: "home" or "messages")."""
 
     kind: ClassVar[str] = "event_callback"
     team: str
     type: str
     bot_revoked: bool = False
+    user: str | None = None
+    tab: str | None = None
 
 
 Body = dict[str, Any]
 Request = SlashCommand | Click | Event | Passed
-EVENTS = ("app_uninstalled", "tokens_revoked")  # the manifest's bot_events, in this order
+HOME_EVENT = "app_home_opened"
+REMOVED_EVENTS = ("app_uninstalled", "tokens_revoked")
+EVENTS = (HOME_EVENT, *REMOVED_EVENTS)  # the manifest's bot_events, in this order
 
 
 def read_body(text: str, content_type: str | None) -> Body | Malformed:
@@ -261,6 +266,14 @@ def event_of(body: Mapping[str, Any]) -> Event | Malformed:
         if not isinstance(bot, list):
             return Malformed(kind, "tokens.bot is not a list")
         return Event(team, event_type, bot_revoked=bool(bot))
+    if event_type == HOME_EVENT:
+        user = _slack_id(event.get("user"))
+        if user is None:
+            return Malformed(kind, "event.user is missing or not an ID")
+        tab = _text(event.get("tab", ""), MAX_NAME)
+        if tab is None:
+            return Malformed(kind, "event.tab is not a string")
+        return Event(team, event_type, user=user, tab=tab)
     return Event(team, event_type)
 
 

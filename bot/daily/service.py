@@ -21,7 +21,7 @@ from bot.model import ChannelRef, Lang, TeamRef
 from bot.ports import Refused
 from bot.rounds import Rounds
 from bot.storage import PostingStatus, ScheduleRecord
-from bot.views import NoticeView
+from bot.views import NoticeView, ScheduleLine
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,25 @@ class DailySchedules:
                 lang, "daily_next", when=local.strftime("%Y-%m-%d %H:%M"), tz=schedule.tz
             )
         return NoticeView(lang, text)
+
+    async def team_lines(self, team: TeamRef, lang: Lang) -> tuple[ScheduleLine, ...]:
+        """Every channel of the team with a daily question, and its next time (its own zone)."""
+        lines: list[ScheduleLine] = []
+        for schedule in await self.store.daily.team_schedules(team.platform, team.team):
+            next_at = await self._next_occurrence(schedule)
+            text = t(
+                lang,
+                "home_daily_line",
+                time=schedule.at.strftime("%H:%M"),
+                tz=schedule.tz,
+                days=_days_label(schedule.days, lang),
+            )
+            if next_at is not None:
+                local = next_at.astimezone(ZoneInfo(schedule.tz))
+                when = local.strftime("%Y-%m-%d %H:%M")
+                text += " · " + t(lang, "home_daily_next", when=when, tz=schedule.tz)
+            lines.append(ScheduleLine(schedule.channel, next_at, text))
+        return tuple(lines)
 
     async def off(self, channel: ChannelRef, lang: Lang) -> NoticeView:
         async with self.store.transaction():

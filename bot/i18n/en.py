@@ -89,6 +89,16 @@ MESSAGES: dict[str, str] = {
     "not_admin": "Only admins can do that.",
     # slack
     "slack_answer_label": "Answer {letter}",
+    # the Slack Home tab
+    "home_title": "ZeroQuiz",
+    "home_new": "You haven't answered a question yet. Type `/zeroquiz question` in a channel with ZeroQuiz to get one; your stats, streak and rank show up here.",
+    "home_rank_title": "Your rank this week",
+    "home_top_title": "Top 10 this week",
+    "home_daily_title": "Daily questions (admins)",
+    "home_daily_line": "{time} ({tz}), {days}",
+    "home_daily_next": "next: {when} ({tz})",
+    "home_daily_none": "No channel has a daily question. Set one with `/zeroquiz daily 09:00 Asia/Jakarta` in the channel.",
+    "home_refreshed": "Updated when you open this tab.",
     "slack_failed": "Something went wrong on my side. Please try again in a moment.",
     "slack_err_not_in_channel": (
         "the app is not in this channel. Invite it with `/invite @ZeroQuiz`, then try again."

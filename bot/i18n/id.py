@@ -92,6 +92,16 @@ MESSAGES: dict[str, str] = {
     "not_admin": "Hanya admin yang bisa melakukan itu.",
     # slack
     "slack_answer_label": "Jawab {letter}",
+    # the Slack Home tab
+    "home_title": "ZeroQuiz",
+    "home_new": "Kamu belum menjawab soal. Ketik `/zeroquiz question` di channel yang ada ZeroQuiz untuk mendapat soal; statistik, streak, dan peringkatmu akan muncul di sini.",
+    "home_rank_title": "Peringkatmu minggu ini",
+    "home_top_title": "10 besar minggu ini",
+    "home_daily_title": "Soal harian (admin)",
+    "home_daily_line": "{time} ({tz}), {days}",
+    "home_daily_next": "berikutnya: {when} ({tz})",
+    "home_daily_none": "Belum ada channel dengan soal harian. Atur dengan `/zeroquiz daily 09:00 Asia/Jakarta` di channel itu.",
+    "home_refreshed": "Diperbarui setiap kali kamu membuka tab ini.",
     "slack_failed": "Terjadi kesalahan di sisi saya. Silakan coba lagi sebentar lagi.",
     "slack_err_not_in_channel": (
         "aplikasi belum ada di channel ini. Undang dengan `/invite @ZeroQuiz`, lalu coba lagi."

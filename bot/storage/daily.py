@@ -49,6 +49,17 @@ class DailyStore:
             rows = await c.fetch(SCHEDULE_SELECT + " WHERE s.active = 1")
         return [_schedule(r) for r in rows]
 
+    async def team_schedules(self, platform: str, team: str) -> list[ScheduleRecord]:
+        """The active schedules of a team's channels, in channel order."""
+        async with self._e.snapshot() as c:
+            rows = await c.fetch(
+                SCHEDULE_SELECT
+                + " WHERE s.active = 1 AND t.platform = $1 AND t.team = $2 ORDER BY c.channel",
+                platform,
+                team,
+            )
+        return [_schedule(r) for r in rows]
+
     async def channel_schedule(self, channel_id: int) -> ScheduleRecord | None:
         async with self._e.snapshot() as c:
             row = await c.fetchrow(

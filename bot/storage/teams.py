@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.model import ChannelRef, Lang, TeamRef
+from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.periods import period_start, to_ms
 from bot.storage import totals
 from bot.storage.engine import Conn, Engine, Record
@@ -58,6 +58,23 @@ class Teams:
     async def channel_lang(self, channel: ChannelRef) -> Lang:
         row = await self._channel(channel)
         return "id" if row is not None and row["lang"] == "id" else "en"
+
+    async def last_played_lang(self, user: UserRef) -> Lang | None:
+        """The language of the channel the person last answered in; None if they never did."""
+        async with self._e.snapshot() as c:
+            lang = await c.fetchval(
+                """SELECT c.lang FROM answers a
+                   JOIN players p ON p.id = a.player_id JOIN teams t ON t.id = p.team_id
+                   JOIN rounds r ON r.id = a.round_id JOIN channels c ON c.id = r.channel_id
+                   WHERE t.platform = $1 AND t.team = $2 AND p.platform_user = $3
+                   ORDER BY a.answered_at DESC, a.round_id DESC LIMIT 1""",
+                user.platform,
+                user.team,
+                user.user,
+            )
+        if lang is None:
+            return None
+        return "id" if lang == "id" else "en"
 
     async def set_channel_lang(self, channel: ChannelRef, lang: Lang) -> None:
         async with self._e.transaction() as tx:

@@ -79,6 +79,7 @@ def test_manifest_matches_what_the_app_uses() -> None:
     [command] = manifest["features"]["slash_commands"]
     assert command["command"] == COMMAND
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True  # app_home_opened
     assert manifest["settings"]["socket_mode_enabled"] is True
     # chat.postMessage/chat.update need chat:write; users.info needs users:read.
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
