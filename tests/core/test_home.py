@@ -1,0 +1,47 @@
+"""Quiz.home, the core of the Slack Home tab, on both backends: the page follows the language of
+the channel the person last answered in, and only an admin gets the team's daily schedules."""
+
+from __future__ import annotations
+
+from conftest import CHANNEL
+from pg_server import on_both_backends
+
+from bot.app import add_daily
+from bot.model import ChannelRef, UserRef
+from bot.quiz import Quiz
+
+pytestmark = on_both_backends
+
+ADA = UserRef("test", "T1", "U1", "Ada")
+OTHER = ChannelRef("test", "T1", "C2")
+
+
+async def answer_in(quiz: Quiz, channel: ChannelRef) -> None:
+    view = await quiz.start_round(channel)
+    assert view is not None
+    assert (await quiz.answer(view.round_id, ADA, 0)).recorded
+
+
+async def test_home_follows_the_channel_last_played_in(quiz: Quiz) -> None:
+    new = await quiz.home(ADA, is_admin=False)
+    assert new.lang == "en" and new.is_new and new.intro is not None
+    assert new.schedules is None
+    await quiz.set_channel_lang(CHANNEL, "id")
+    await answer_in(quiz, CHANNEL)
+    page = await quiz.home(ADA, is_admin=False)
+    assert page.lang == "id" and not page.is_new and page.stats.answered == 1
+    assert page.week.me_line is not None and page.week.me_line.startswith("Kamu")
+    await answer_in(quiz, OTHER)  # an English channel, later
+    assert (await quiz.home(ADA, is_admin=False)).lang == "en"
+
+
+async def test_only_an_admin_sees_the_daily_schedules_with_their_next_time(quiz: Quiz) -> None:
+    daily = add_daily(quiz)
+    await daily.command(OTHER, ("09:00", "Asia/Jakarta", "every", "day"), "en")
+    assert (await quiz.home(ADA, is_admin=False)).schedules is None
+    admin = await quiz.home(ADA, is_admin=True)
+    assert admin.schedules is not None
+    [line] = admin.schedules
+    assert line.channel == "C2" and line.next_at is not None
+    assert line.text.startswith("09:00 (Asia/Jakarta), every day · next: ")
+    assert line.text.endswith(" 09:00 (Asia/Jakarta)")  # the next time, in the schedule's zone
