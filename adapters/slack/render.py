@@ -35,7 +35,7 @@ FIELD_TEXT = 2000
 CONTEXT_TEXT = 3000
 FALLBACK_TEXT = 3000
 HOME_BLOCKS = 100  # a Home tab view holds up to 100 blocks (a message 50)
-HOME_LINE = 500  # one line of a Home list: a channel link and a schedule, a leaderboard row
+HOME_LINE = 280  # one line of a Home list: ten of them (the top 10) fit one section
 ANSWER_ACTION_PREFIX = "zq_answer_"
 _SLOT = "\x00"
 
