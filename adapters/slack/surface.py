@@ -90,6 +90,7 @@ class SlackSurface:
         self.port = port
         self.inflight = InFlight("Slack")
         self.app: AsyncApp | None = None
+        self.slack_port: SlackPort | None = None
         self._session: aiohttp.ClientSession | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
@@ -120,7 +121,8 @@ class SlackSurface:
             )
             tokens = TeamTokens(installs)
         quiz = self.runtime.quiz
-        self.runtime.add_port(SlackPort(client, quiz.channel_lang, tokens), _rate_limited)
+        self.slack_port = SlackPort(client, quiz.channel_lang, tokens)
+        self.runtime.add_port(self.slack_port, _rate_limited)
         # The scheduler skips rounds of platforms without a port: now that Slack has one, let it
         # re-plan, so rounds that went overdue while the app was down are revealed at once.
         self.runtime.scheduler.wake()
