@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
+import yaml
 from fake_slack import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -29,6 +30,8 @@ from fake_slack import (
 
 from adapters.runtime import ConfigError
 from adapters.slack.config import load_config
+from adapters.slack.shapes import EVENTS
+from adapters.slack.surface import BOT_SCOPES, EVENTS_PATH, REDIRECT_PATH
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef
@@ -207,3 +210,22 @@ def test_oauth_mode_needs_a_valid_token_key_and_never_shows_it() -> None:
         load_config(env | {"ZEROQUIZ_TOKEN_KEY": "not-a-fernet-key-secret"})
     assert "not-a-fernet-key-secret" not in str(bad.value)
     assert "\n" not in str(bad.value)
+
+
+def test_the_distribution_manifest_matches_what_the_app_serves() -> None:
+    root = Path(__file__).resolve().parents[2]
+    manifest = yaml.safe_load((root / "deploy" / "slack-manifest-distributed.yaml").read_text())
+    single = yaml.safe_load((root / "deploy" / "slack-manifest.yaml").read_text())
+    settings = manifest["settings"]
+    assert settings["socket_mode_enabled"] is False
+    events_url = f"https://quiz.example.com{EVENTS_PATH}"
+    assert settings["interactivity"]["request_url"] == events_url
+    assert settings["event_subscriptions"]["request_url"] == events_url
+    assert settings["event_subscriptions"]["bot_events"] == list(EVENTS)
+    [command] = manifest["features"]["slash_commands"]
+    assert command["url"] == events_url
+    assert command["usage_hint"] == single["features"]["slash_commands"][0]["usage_hint"]
+    oauth_config = manifest["oauth_config"]
+    assert oauth_config["redirect_urls"] == [f"https://quiz.example.com{REDIRECT_PATH}"]
+    assert oauth_config["scopes"]["bot"] == list(BOT_SCOPES)
+    assert set(BOT_SCOPES) == set(single["oauth_config"]["scopes"]["bot"])
