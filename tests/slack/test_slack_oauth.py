@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from fake_slack import (
     slash_payload,
 )
 
+from adapters.exitcodes import EX_CONFIG
 from adapters.runtime import ConfigError
 from adapters.slack.config import load_config
 from adapters.slack.shapes import EVENTS
@@ -229,3 +232,23 @@ def test_the_distribution_manifest_matches_what_the_app_serves() -> None:
     assert oauth_config["redirect_urls"] == [f"https://quiz.example.com{REDIRECT_PATH}"]
     assert oauth_config["scopes"]["bot"] == list(BOT_SCOPES)
     assert set(BOT_SCOPES) == set(single["oauth_config"]["scopes"]["bot"])
+
+
+@pytest.mark.parametrize("key", [None, "not-a-fernet-key-secret"])
+def test_serve_in_oauth_mode_without_a_good_key_exits_78_with_one_line(
+    tmp_path: Path, key: str | None
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        "SLACK_CLIENT_ID": CLIENT_ID, "SLACK_CLIENT_SECRET": CLIENT_SECRET,
+        "SLACK_SIGNING_SECRET": SECRET, "PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
+        **({"ZEROQUIZ_TOKEN_KEY": key} if key else {}),
+    }  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "adapters.cli", "serve", "--db", str(tmp_path / "x.sqlite3")],
+        env=env, cwd=root, capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert done.returncode == EX_CONFIG, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert "ZEROQUIZ_TOKEN_KEY" in line and CLIENT_SECRET not in line
+    assert key is None or key not in line
