@@ -188,7 +188,10 @@ class Rounds:
         now = self.now()
         row = await self._round_facts(round_id)
         question = self.bank.get(row.question_id) if row else None
-        if row is None or question is None or not 0 <= choice < len(question.options):
+        # A click counts only in its own workspace: one signed for another team (or platform)
+        # never reads or changes this round, whatever round id it names.
+        foreign = row is not None and (user.team != row.team or user.platform != row.platform)
+        if row is None or foreign or question is None or not 0 <= choice < len(question.options):
             lang: Lang = row.lang if row else "en"
             return Feedback("unknown", lang, t(lang, "feedback_unknown"))
         order = presenter.display_order(row, question)

@@ -12,6 +12,7 @@ import itertools
 import json
 import os
 import random
+import re
 import time
 import uuid
 from collections import defaultdict
@@ -37,6 +38,9 @@ SECRET = "8f742231b10e8888abcd99a1b2c3d4e5"
 BOT_TOKEN = "xoxb-zeroquiz-test"
 APP_TOKEN = "xapp-zeroquiz-test"
 TEAM = "T0TEAM"
+# Multi-workspace mode: the app's OAuth client, as Slack's app settings show it.
+CLIENT_ID = "1111.2222"
+CLIENT_SECRET = "fake-client-secret"
 CHANNEL = "C0QUIZ"
 POLL_DEADLINE = 10.0
 HOME_BLOCKS = 100  # a Home tab view may hold 100 blocks; a message 50
@@ -48,6 +52,7 @@ QUICK_RETRIES = FixedValueRetryIntervalCalculator(0.01)
 class Call:
     method: str
     args: dict[str, Any]
+    team: str = ""  # the workspace whose token made the call ('' for none)
 
 
 @dataclass
@@ -74,6 +79,10 @@ class FakeSlack:
     respond_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # per key
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
     reply_gate: asyncio.Event | None = None  # when set up, private replies wait until it opens
+    # Bot tokens Slack accepts, each for its workspace (one more per OAuth installation).
+    tokens: dict[str, str] = field(default_factory=lambda: {BOT_TOKEN: TEAM})
+    # OAuth codes Slack would hand to the redirect once a person approved: code -> workspace.
+    codes: dict[str, str] = field(default_factory=dict)
     base: str = ""
     _runner: web.AppRunner | None = None
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -158,9 +167,16 @@ class FakeSlack:
             return web.json_response(
                 {"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "0"}
             )
+        if method == "oauth.v2.access":
+            return web.json_response(self._oauth_access(request, args))
         token = request.headers.get("Authorization", "").removeprefix("Bearer ")
-        if token != (APP_TOKEN if method == "apps.connections.open" else BOT_TOKEN):
+        if method == "apps.connections.open":
+            if token != APP_TOKEN:
+                return web.json_response({"ok": False, "error": "invalid_auth"})
+        elif token not in self.tokens:
             return web.json_response({"ok": False, "error": "invalid_auth"})
+        else:
+            self.calls[-1].team = self.tokens[token]
         if self.errors[method]:
             return web.json_response({"ok": False, "error": self.errors[method].pop(0)})
         answer = self._answer(method, args)
@@ -171,7 +187,8 @@ class FakeSlack:
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":
-            return {"ok": True, "team_id": TEAM, "user_id": "UBOT", "bot_id": "BBOT", "team": "ZQ"}
+            team = self.calls[-1].team or TEAM
+            return {"ok": True, "team_id": team, "user_id": "UBOT", "bot_id": "BBOT", "team": "ZQ"}
         if method == "apps.connections.open":
             return {"ok": True, "url": self.base.replace("http", "ws", 1) + "/link"}
         if method == "users.info":
@@ -204,6 +221,30 @@ class FakeSlack:
             return {"ok": False, "error": "invalid_blocks", "errors": problems}
         self.homes[str(args["user_id"])] = view
         return {"ok": True, "view": {"id": "V0HOME", **view}}
+
+    def approve(self, team: str) -> str:
+        """A person of `team` approved the install on Slack: the code Slack redirects with."""
+        code = f"code-{team}-{uuid.uuid4().hex[:8]}"
+        self.codes[code] = team
+        return code
+
+    def _oauth_access(self, request: web.Request, args: dict[str, Any]) -> dict[str, Any]:
+        """oauth.v2.access: the app's client credentials and a fresh code buy a bot token."""
+        auth = aiohttp.BasicAuth.decode(request.headers.get("Authorization", ""))
+        if (auth.login, auth.password) != (CLIENT_ID, CLIENT_SECRET):
+            return {"ok": False, "error": "invalid_client_id"}
+        team = self.codes.pop(str(args.get("code")), None)
+        if team is None:
+            return {"ok": False, "error": "invalid_code"}  # unknown, or used once already
+        token = f"xoxb-{team}-{uuid.uuid4().hex}"
+        self.tokens[token] = team
+        return {
+            "ok": True, "access_token": token, "token_type": "bot",
+            "scope": "commands,chat:write,chat:write.public,users:read",
+            "bot_user_id": f"UBOT{team}", "app_id": "A0ZEROQUIZ",
+            "team": {"id": team, "name": f"Team {team}"}, "enterprise": None,
+            "authed_user": {"id": "UADMIN"}, "is_enterprise_install": False,
+        }  # fmt: skip
 
     async def _respond(self, request: web.Request) -> web.Response:
         if self.reply_gate is not None:
@@ -465,6 +506,69 @@ async def open_harness(
         await runtime.close()
         raise
     return SlackHarness(fake, runtime, surface, aiohttp.ClientSession(), socket)
+
+
+# A Fernet key for the tests' sealed tokens (any 32 url-safe base64 bytes).
+TOKEN_KEY = "bXVsdGktd29ya3NwYWNlLXRlc3Qta2V5LTMyYnl0ZSE="
+
+
+def oauth_env(fake: FakeSlack, *, key: str = TOKEN_KEY) -> dict[str, str]:
+    """Multi-workspace mode: no bot token, the OAuth client instead."""
+    return {
+        "SLACK_CLIENT_ID": CLIENT_ID,
+        "SLACK_CLIENT_SECRET": CLIENT_SECRET,
+        "SLACK_SIGNING_SECRET": SECRET,
+        "ZEROQUIZ_TOKEN_KEY": key,
+        "SLACK_API_URL": fake.api_url,
+    }
+
+
+async def open_oauth_harness(
+    fake: FakeSlack, db_path: Path, clock: FakeClock, bank: Bank
+) -> SlackHarness:
+    """The real AsyncApp in multi-workspace HTTP mode, its installations in `db_path`."""
+    config = load_config(oauth_env(fake))
+    assert config is not None and config.oauth is not None
+    runtime = await Runtime.open(db_path, bank, clock, random.Random(11))
+    surface = SlackSurface(config, runtime, host="127.0.0.1", port=0, backoff=QUICK_RETRIES)
+    runtime.start()
+    await runtime.scheduler.caught_up()
+    try:
+        await surface.start()
+    except BaseException:
+        await runtime.close()
+        raise
+    return SlackHarness(fake, runtime, surface, aiohttp.ClientSession(), socket=False)
+
+
+async def begin_install(harness: SlackHarness) -> tuple[str, str]:
+    """Open /slack/install as a browser would: (the state in its Slack link, its cookie)."""
+    assert harness.surface.base_url is not None
+    async with harness.http.get(harness.surface.base_url + "/slack/install") as response:
+        page = await response.text()
+        assert response.status == 200, page
+        cookie = response.headers["Set-Cookie"].split(";", 1)[0]
+    found = re.search(r"state=([A-Za-z0-9_\-]+)", page)
+    assert found is not None, page
+    return found.group(1), cookie
+
+
+async def finish_install(harness: SlackHarness, code: str, state: str, cookie: str) -> int:
+    """Slack redirects the browser back with the code and the state: the HTTP status shown."""
+    assert harness.surface.base_url is not None
+    async with harness.http.get(
+        harness.surface.base_url + "/slack/oauth_redirect",
+        params={"code": code, "state": state},
+        headers={"Cookie": cookie},
+    ) as response:
+        await response.read()
+        return response.status
+
+
+async def install(harness: SlackHarness, team: str) -> int:
+    """The whole "Add to Slack" round trip for workspace `team`."""
+    state, cookie = await begin_install(harness)
+    return await finish_install(harness, harness.fake.approve(team), state, cookie)
 
 
 @pytest.fixture(name="fake")

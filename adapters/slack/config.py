@@ -18,12 +18,22 @@ _USER_ID = re.compile(r"[UW][A-Z0-9]+")
 
 
 @dataclass(frozen=True)
+class OAuthConfig:
+    """Multi-workspace mode: each workspace's bot token comes from its OAuth installation."""
+
+    client_id: str
+    client_secret: str = field(repr=False)
+    token_key: str = field(repr=False)  # a Fernet key sealing the stored bot tokens
+
+
+@dataclass(frozen=True)
 class SlackConfig:
-    bot_token: str = field(repr=False)
+    bot_token: str = field(repr=False)  # '' in multi-workspace mode
     app_token: str | None = field(default=None, repr=False)
     signing_secret: str | None = field(default=None, repr=False)
     api_url: str = DEFAULT_API_URL
     admins: frozenset[str] = frozenset()
+    oauth: OAuthConfig | None = None
 
     @property
     def socket_mode(self) -> bool:
@@ -36,8 +46,12 @@ def load_config(env: Mapping[str, str]) -> SlackConfig | None:
     bot = _get(env, "SLACK_BOT_TOKEN")
     app = _get(env, "SLACK_APP_TOKEN")
     secret = _get(env, "SLACK_SIGNING_SECRET")
+    client_id = _get(env, "SLACK_CLIENT_ID")
+    client_secret = _get(env, "SLACK_CLIENT_SECRET")
     if bot is None and app is None and secret is None:
         return None
+    if bot is None and app is None and client_id and client_secret and secret:
+        return _oauth_config(env, client_id, client_secret, secret)
     if bot is None:
         raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, starting with xoxb-)")
     _token(bot, "SLACK_BOT_TOKEN", "xoxb-")
@@ -45,11 +59,12 @@ def load_config(env: Mapping[str, str]) -> SlackConfig | None:
         _token(app, "SLACK_APP_TOKEN", "xapp-")
     if secret is not None and not re.fullmatch(r"[0-9A-Za-z]{16,}", secret):
         raise ConfigError("SLACK_SIGNING_SECRET is malformed (expected the app's signing secret)")
-    if _get(env, "SLACK_CLIENT_ID") and _get(env, "SLACK_CLIENT_SECRET"):
+    if client_id and client_secret:
         # Bolt reads these two itself and would switch to multi-workspace OAuth, ignoring the token.
         raise ConfigError(
-            "unset SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: ZeroQuiz runs as a single-workspace "
-            "app with SLACK_BOT_TOKEN"
+            "unset SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for a single-workspace app with "
+            "SLACK_BOT_TOKEN, or unset SLACK_BOT_TOKEN and SLACK_APP_TOKEN for multi-workspace "
+            "OAuth (HTTP mode)"
         )
     if app is None and secret is None:
         raise ConfigError(
@@ -61,6 +76,31 @@ def load_config(env: Mapping[str, str]) -> SlackConfig | None:
         signing_secret=secret,
         api_url=normalise_api_url(_get(env, "SLACK_API_URL") or DEFAULT_API_URL),
         admins=_admins(_get(env, "ZEROQUIZ_SLACK_ADMINS") or ""),
+    )
+
+
+def _oauth_config(
+    env: Mapping[str, str], client_id: str, client_secret: str, secret: str
+) -> SlackConfig:
+    """HTTP mode for many workspaces: the OAuth client and the key sealing stored tokens."""
+    from adapters.slack.installs import sealer  # cryptography is only loaded when needed
+
+    if not re.fullmatch(r"[0-9A-Za-z]{16,}", secret):
+        raise ConfigError("SLACK_SIGNING_SECRET is malformed (expected the app's signing secret)")
+    if not re.fullmatch(r"[0-9]+\.[0-9]+", client_id):
+        raise ConfigError("SLACK_CLIENT_ID is malformed (expected digits.digits)")
+    key = _get(env, "ZEROQUIZ_TOKEN_KEY")
+    if key is None:
+        raise ConfigError(
+            "ZEROQUIZ_TOKEN_KEY is not set (multi-workspace mode stores bot tokens sealed with it)"
+        )
+    sealer(key)
+    return SlackConfig(
+        bot_token="",
+        signing_secret=secret,
+        api_url=normalise_api_url(_get(env, "SLACK_API_URL") or DEFAULT_API_URL),
+        admins=_admins(_get(env, "ZEROQUIZ_SLACK_ADMINS") or ""),
+        oauth=OAuthConfig(client_id, client_secret, key),
     )
 
 

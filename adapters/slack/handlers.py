@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
@@ -76,8 +76,10 @@ class SlackHandlers:
         replies: Replies,
         *,
         metrics: Metrics,
+        uninstalled: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.quiz = quiz
+        self.uninstalled = uninstalled  # multi-workspace: drops the workspace's installation
         self.metrics = metrics
         self.users = users
         self.inflight = inflight
@@ -123,11 +125,11 @@ class SlackHandlers:
 
         async with apologise_on_error(f"/zeroquiz in channel {channel.channel}", apologise):
             user_id = command.user
-            name = await self.users.display_name(user_id, command.user_name)
+            name = await self.users.display_name(user_id, command.user_name, team=command.team)
             ctx = Context(
                 channel=channel,
                 user=UserRef(PLATFORM, command.team, user_id, name),
-                is_admin=lambda: self.users.is_admin(user_id),
+                is_admin=lambda: self.users.is_admin(user_id, team=command.team),
             )
             reply = await dispatch(self.quiz, parse_text(command.text), ctx)
             await self._reply(url, reply_message(reply))
@@ -150,7 +152,7 @@ class SlackHandlers:
             return BoltResponse(status=503, body="")
         user_id = click.user
         try:
-            name = self.users.known_name(user_id)
+            name = self.users.known_name(user_id, team=click.team)
             who = UserRef(
                 PLATFORM, click.team, user_id, name or click.handle, provisional_name=name is None
             )
@@ -184,10 +186,16 @@ class SlackHandlers:
         try:
             # One users.info call serves both (SlackUsers shares a lookup in flight).
             name, admin = await asyncio.gather(
-                self.users.display_name(user_id, user_id), self.users.is_admin(user_id)
+                self.users.display_name(user_id, user_id, team=team),
+                self.users.is_admin(user_id, team=team),
             )
             view = await self.quiz.home(UserRef(PLATFORM, team, user_id, name), is_admin=admin)
-            await self.users.client.views_publish(user_id=user_id, view=home_view(view))
+            token = await self.users.tokens(team) if self.users.tokens is not None else None
+            if self.users.tokens is not None and token is None:
+                log.warning("slack: Home tab of %s: workspace %s is not installed", user_id, team)
+                return
+            extra = {"token": token} if token is not None else {}  # this workspace's own
+            await self.users.client.views_publish(user_id=user_id, view=home_view(view), **extra)
         except Exception as exc:  # nothing to apologise in: the next opening draws it again
             log.warning("slack: publishing the Home tab of %s failed: %s", user_id, error_code(exc))
 
@@ -206,6 +214,8 @@ class SlackHandlers:
 
     async def _forget(self, event: Event) -> None:
         try:
+            if self.uninstalled is not None:
+                await self.uninstalled(event.team)
             names, stopped = await self.quiz.forget_team(TeamRef(PLATFORM, event.team))
         except Exception:
             log.exception(

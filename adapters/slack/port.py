@@ -15,7 +15,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
-from adapters.slack.web import error_code, reason_for
+from adapters.slack.web import TokenSource, error_code, reason_for
 from bot.model import ChannelRef, Lang
 from bot.ports import DeliveryError, Refused, Unavailable
 from bot.views import NoticeView, QuestionView, RevealView
@@ -32,10 +32,24 @@ class SlackPort:
     live_update_max_age: timedelta | None = None  # Slack has no cap on editing old messages
 
     def __init__(
-        self, client: AsyncWebClient, lang_of: Callable[[ChannelRef], Awaitable[Lang]]
+        self,
+        client: AsyncWebClient,
+        lang_of: Callable[[ChannelRef], Awaitable[Lang]],
+        tokens: TokenSource | None = None,
     ) -> None:
         self.client = client
         self._lang_of = lang_of
+        self._tokens = tokens  # multi-workspace: each channel's workspace has its own bot token
+
+    async def _token(self, channel: ChannelRef) -> str | None:
+        """The token for a call into the channel's workspace (None: the client's own)."""
+        if self._tokens is None:
+            return None
+        token = await self._tokens(channel.team)
+        if token is None:
+            log.warning("workspace %s is not installed: nothing sent to it", channel.team)
+            raise Refused(reason_for("not_authed", await self._lang_of(channel)))
+        return token
 
     async def post_question(
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
@@ -67,8 +81,10 @@ class SlackPort:
         await self._post(channel, render.notice_message(view))
 
     async def _post(self, channel: ChannelRef, message: render.SlackMessage) -> str | None:
+        token = await self._token(channel)
         try:
             response = await self.client.chat_postMessage(
+                token=token,
                 channel=channel.channel,
                 text=message.text,
                 blocks=message.blocks,
@@ -81,9 +97,14 @@ class SlackPort:
         return str(ts) if ts else None
 
     async def _update(self, channel: ChannelRef, ts: str, message: render.SlackMessage) -> None:
+        token = await self._token(channel)
         try:
             await self.client.chat_update(
-                channel=channel.channel, ts=ts, text=message.text, blocks=message.blocks
+                token=token,
+                channel=channel.channel,
+                ts=ts,
+                text=message.text,
+                blocks=message.blocks,
             )
         except SlackApiError as exc:
             if error_code(exc) in _GONE:

@@ -4,6 +4,10 @@ Socket Mode (SLACK_APP_TOKEN) opens an outbound websocket: no public URL needed.
 (SLACK_SIGNING_SECRET) serves Bolt's aiohttp app on host:port at /slack/events behind a front
 door (inbound.py) that checks each request's signature, then its shape, before Bolt reads it.
 Neither blocks the loop, so Discord can run beside it in the same process.
+
+Multi-workspace mode (SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, HTTP only) adds Bolt's OAuth flow
+at /slack/install and /slack/oauth_redirect; each workspace's bot token is then read from its
+installation (installs.py), for Bolt's requests and the port's posts alike.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
@@ -23,9 +28,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
-from adapters.slack.config import SlackConfig, load_config
+from adapters.slack.config import OAuthConfig, SlackConfig, load_config
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
+from adapters.slack.installs import StoreInstallations, StoreStates, TeamTokens, sealer
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
@@ -46,6 +52,10 @@ class _DropTokenNotice(logging.Filter):
 bolt_log.addFilter(_DropTokenNotice())
 
 EVENTS_PATH = "/slack/events"
+INSTALL_PATH = "/slack/install"
+REDIRECT_PATH = "/slack/oauth_redirect"
+# What each workspace grants at install: the same bot scopes as deploy/slack-manifest.yaml.
+BOT_SCOPES = ("commands", "chat:write", "chat:write.public", "users:read")
 DRAIN_SECONDS = 10.0
 CONNECT_SECONDS = 30.0
 _BAD_TOKEN = frozenset({"invalid_auth", "not_authed", "token_revoked", "account_inactive"})
@@ -80,6 +90,7 @@ class SlackSurface:
         self.port = port
         self.inflight = InFlight("Slack")
         self.app: AsyncApp | None = None
+        self.slack_port: SlackPort | None = None
         self._session: aiohttp.ClientSession | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
@@ -96,11 +107,22 @@ class SlackSurface:
     async def _start(self) -> None:
         self._session = aiohttp.ClientSession()
         client = build_client(
-            self.config.bot_token, self.config.api_url, self._session, backoff=self.backoff
+            self.config.bot_token or None, self.config.api_url, self._session, backoff=self.backoff
         )
-        await self._check_token(client)
+        oauth = self.config.oauth
+        tokens: TeamTokens | None = None
+        installs: StoreInstallations | None = None
+        if oauth is None:
+            await self._check_token(client)
+        else:
+            clock = self.runtime.clock
+            installs = StoreInstallations(
+                self.runtime.store.installations, sealer(oauth.token_key), clock.now
+            )
+            tokens = TeamTokens(installs)
         quiz = self.runtime.quiz
-        self.runtime.add_port(SlackPort(client, quiz.channel_lang), _rate_limited)
+        self.slack_port = SlackPort(client, quiz.channel_lang, tokens)
+        self.runtime.add_port(self.slack_port, _rate_limited)
         # The scheduler skips rounds of platforms without a port: now that Slack has one, let it
         # re-plan, so rounds that went overdue while the app was down are revealed at once.
         self.runtime.scheduler.wake()
@@ -111,13 +133,21 @@ class SlackSurface:
             logger=bolt_log,
             # The HTTP response leaves at ack(); the handlers run what follows as tracked tasks.
             process_before_response=True,
+            oauth_settings=self._oauth_settings(oauth, installs),
+            installation_store=installs,
+            installation_store_bot_only=True if installs is not None else None,
         )
         self.app.middleware(ShapeCheck())
-        self._users = SlackUsers(client, self.config.admins)
+        self._users = SlackUsers(client, self.config.admins, tokens=tokens)
         assert self._session is not None
         self._replies = Replies(self._session, self.runtime.clock)
         handlers = SlackHandlers(
-            quiz, self._users, self.inflight, self._replies, metrics=self.runtime.metrics
+            quiz,
+            self._users,
+            self.inflight,
+            self._replies,
+            metrics=self.runtime.metrics,
+            uninstalled=None if tokens is None else tokens.uninstall,
         )
         handlers.register(self.app)
         if self.config.app_token is not None:
@@ -132,6 +162,25 @@ class SlackSurface:
             await self._runner.setup()
             await web.TCPSite(self._runner, self.host, self.port).start()
             log.info("Slack: HTTP mode on %s", self.url)
+
+    def _oauth_settings(
+        self, oauth: OAuthConfig | None, installs: StoreInstallations | None
+    ) -> AsyncOAuthSettings | None:
+        """Multi-workspace mode: Bolt's OAuth flow, its installations and states in our database
+        (async stores: nothing blocks the loop)."""
+        if oauth is None or installs is None:
+            return None
+        states = StoreStates(self.runtime.store.installations, self.runtime.clock.now)
+        return AsyncOAuthSettings(
+            client_id=oauth.client_id,
+            client_secret=oauth.client_secret,
+            scopes=list(BOT_SCOPES),
+            installation_store=installs,
+            installation_store_bot_only=True,
+            state_store=states,
+            install_path=INSTALL_PATH,
+            redirect_uri_path=REDIRECT_PATH,
+        )
 
     async def ready(self) -> bool:
         """HTTP mode: serving. Socket Mode: the websocket is open and answering pings."""
@@ -148,6 +197,12 @@ class SlackSurface:
             return None
         host, port = self._runner.addresses[0][:2]
         return f"http://{host}:{port}{EVENTS_PATH}"
+
+    @property
+    def base_url(self) -> str | None:
+        """The HTTP server's root (OAuth mode serves INSTALL_PATH and REDIRECT_PATH there too)."""
+        url = self.url
+        return None if url is None else url.removesuffix(EVENTS_PATH)
 
     async def stop(self) -> None:
         if self._socket is not None:

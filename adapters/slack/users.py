@@ -18,7 +18,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.web import error_code
+from adapters.slack.web import TokenSource, error_code
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +42,12 @@ class SlackUsers:
         client: AsyncWebClient,
         admins: frozenset[str],
         *,
+        tokens: TokenSource | None = None,
         ttl: float = NAME_TTL_SECONDS,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
+        self.tokens = tokens  # multi-workspace: the bot token of the person's workspace
         self.admins = admins
         self.ttl = ttl
         self._now = now
@@ -65,13 +67,13 @@ class SlackUsers:
         self._sink = sink
         self._quiet = quiet
 
-    def known_name(self, user_id: str) -> str | None:
+    def known_name(self, user_id: str, *, team: str = "") -> str | None:
         """The cached name, without waiting; an expired one is refreshed in the background."""
         cached = self._names.get(user_id)
         if cached is None:
             return None
         if self._now() - cached[1] >= self.ttl:
-            self._lookup(user_id)
+            self._lookup(user_id, team)
         return cached[0]
 
     def forget(self) -> None:
@@ -98,7 +100,7 @@ class SlackUsers:
                 if self._quiet is not None:
                     await self._quiet()
                 await self._paced()
-                info = await self._info(user_id)
+                info = await self._info(user_id, team)
                 self._wanted.discard(user_id)
                 if info is not None:
                     found.append((team, user_id, _name(info)))
@@ -123,7 +125,7 @@ class SlackUsers:
         await asyncio.gather(*self._workers, return_exceptions=True)
         self._workers.clear()
 
-    async def display_name(self, user_id: str, fallback: str = "") -> str:
+    async def display_name(self, user_id: str, fallback: str = "", *, team: str = "") -> str:
         """The name people see in Slack; `fallback` (the handle) if users.info fails.
 
         Only a person's first click waits for users.info: an expired name is still used while a
@@ -132,35 +134,42 @@ class SlackUsers:
         cached = self._names.get(user_id)
         if cached is not None:
             if self._now() - cached[1] >= self.ttl:
-                self._lookup(user_id)
+                self._lookup(user_id, team)
             return cached[0]
-        info = await self._info(user_id)
+        info = await self._info(user_id, team)
         return _name(info) if info else fallback
 
-    async def is_admin(self, user_id: str) -> bool:
+    async def is_admin(self, user_id: str, *, team: str = "") -> bool:
         """Listed in ZEROQUIZ_SLACK_ADMINS, or a workspace admin or owner right now."""
         if user_id in self.admins:
             return True
-        info = await self._info(user_id)
+        info = await self._info(user_id, team)
         if info is None:
             return False  # when Slack can't tell, refuse: admin actions are never assumed
         return any(info.get(k) for k in ("is_admin", "is_owner", "is_primary_owner"))
 
-    async def _info(self, user_id: str) -> dict[str, Any] | None:
-        return await asyncio.shield(self._lookup(user_id))
+    async def _info(self, user_id: str, team: str) -> dict[str, Any] | None:
+        return await asyncio.shield(self._lookup(user_id, team))
 
-    def _lookup(self, user_id: str) -> asyncio.Task[dict[str, Any] | None]:
+    def _lookup(self, user_id: str, team: str) -> asyncio.Task[dict[str, Any] | None]:
         """One users.info call per user at a time, however many clicks arrive together."""
         task = self._lookups.get(user_id)
         if task is None:
-            task = asyncio.create_task(self._fetch(user_id))
+            task = asyncio.create_task(self._fetch(user_id, team))
             self._lookups[user_id] = task
             task.add_done_callback(lambda _: self._lookups.pop(user_id, None))
         return task
 
-    async def _fetch(self, user_id: str) -> dict[str, Any] | None:
+    async def _fetch(self, user_id: str, team: str) -> dict[str, Any] | None:
         try:
-            response = await self.client.users_info(user=user_id)
+            if self.tokens is None:
+                response = await self.client.users_info(user=user_id)
+            else:
+                token = await self.tokens(team)
+                if token is None:
+                    log.warning("users.info for %s: workspace %s is not installed", user_id, team)
+                    return None
+                response = await self.client.users_info(user=user_id, token=token)
         except Exception as exc:
             log.warning("users.info for %s failed: %s", user_id, error_code(exc))
             return None

@@ -7,6 +7,8 @@ to fix it (passing ones are tried again later by the core).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -22,6 +24,8 @@ from bot.i18n import t
 from bot.model import Lang
 
 TIMEOUT_SECONDS = 15
+# Multi-workspace mode: the bot token of a workspace (team id), None when it is not installed.
+TokenSource = Callable[[str], Awaitable[str | None]]
 
 # Slack error codes -> catalogue keys whose text tells an admin what to do.
 _REASONS: dict[str, str] = {
@@ -45,7 +49,7 @@ _REASONS: dict[str, str] = {
 
 
 def build_client(
-    token: str,
+    token: str | None,
     base_url: str,
     session: aiohttp.ClientSession | None = None,
     *,

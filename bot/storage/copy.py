@@ -3,7 +3,8 @@
 Both ends are opened as Stores, so both are checked and migrated to this release's schema first.
 The destination must be empty: a copy never merges two histories. Rows keep their ids, so every
 reference (answers → rounds → channels → teams) stays true; PostgreSQL's id sequences are then
-moved past the copied ids. Claims on rounds are not copied: they belong to running replicas.
+moved past the copied ids. Claims on rounds are not copied: they belong to running replicas;
+nor are OAuth states (minutes-long, for one install in progress).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
                      "round_id", "detail")),
     ("score_totals", ("team_id", "period", "period_start", "player_id", "platform_user",
                       "points", "correct", "answered", "reached_at")),
+    ("installations", ("enterprise", "team", "bot_token_sealed", "bot_id", "bot_user_id",
+                       "scopes", "installed_at")),
 )  # fmt: skip
 WITH_IDS = ("teams", "channels", "players", "runs", "rounds", "schedules")
 

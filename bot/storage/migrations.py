@@ -289,6 +289,27 @@ V5 = (
 )
 
 
+# Slack workspaces that installed the app through OAuth (bot token sealed by the adapter), and
+# the one-time states that protect the OAuth redirect. '' is "no enterprise" (a key can't be NULL).
+V7 = (
+    """CREATE TABLE installations (
+        enterprise TEXT NOT NULL DEFAULT '',
+        team TEXT NOT NULL,
+        bot_token_sealed TEXT NOT NULL,
+        bot_id TEXT NOT NULL DEFAULT '',
+        bot_user_id TEXT NOT NULL DEFAULT '',
+        scopes TEXT NOT NULL DEFAULT '',
+        installed_at BIGINT NOT NULL,
+        PRIMARY KEY (enterprise, team)
+    )""",
+    """CREATE TABLE oauth_states (
+        state TEXT PRIMARY KEY,
+        expires_at BIGINT NOT NULL,
+        consumed INTEGER NOT NULL DEFAULT 0 CHECK (consumed IN (0, 1))
+    )""",
+)
+
+
 async def _backfill_scores(conn: Conn) -> None:
     await totals.rebuild_all_time(conn)
     for team_id, tz in await totals.team_zones(conn):
@@ -304,6 +325,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "when each round's question was posted", V4, PG4),
     Migration(5, "leases on Discord gateway shards", V5, V5),  # the same text in both
     Migration(6, "claims on posting and revealing a round, for replicas", V6, PG6),
+    Migration(7, "Slack installations and OAuth states", V7, V7),  # the same text in both
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 MIGRATION_LOCK = 0x5A51  # "ZQ": the advisory lock PostgreSQL replicas take to migrate

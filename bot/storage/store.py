@@ -15,6 +15,7 @@ from bot.storage import copy
 from bot.storage.answers import AnswerWriter
 from bot.storage.daily import DailyStore
 from bot.storage.engine import Engine
+from bot.storage.installations import Installations
 from bot.storage.rounds import Rounds
 from bot.storage.scores import Scores
 from bot.storage.shards import ShardLeases
@@ -34,6 +35,7 @@ class Store:
         self.scores = Scores(engine)
         self.daily = DailyStore(engine)
         self.shards = ShardLeases(engine)
+        self.installations = Installations(engine)
 
     @classmethod
     async def open(cls, path: str | Path, *, create_parent: bool = False) -> Store:

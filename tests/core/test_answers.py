@@ -11,6 +11,7 @@ from pg_server import on_both_backends
 
 from bot.bank import Bank
 from bot.clock import FakeClock
+from bot.model import UserRef
 from bot.quiz import Quiz
 from bot.storage import Store
 
@@ -140,3 +141,21 @@ async def test_returning_players_are_held_to_the_same_rules(quiz: Quiz) -> None:
     await quiz.close_round(third.round_id, "admin")
     assert (await quiz.answer(third.round_id, player(1), 0)).status == "closed"
     assert await answer_rows(quiz.store, third.round_id) == 0
+
+
+async def test_a_click_from_another_team_or_platform_changes_nothing(
+    quiz: Quiz, bank: Bank
+) -> None:
+    """Team B's round can't be answered by a request for team A, even naming its round id."""
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    right = right_choice(view, bank)
+    for stranger in (
+        UserRef("test", "T2", "U1", "Forger"),  # another workspace
+        UserRef("other", "T1", "U1", "Forger"),  # another platform, same team id
+    ):
+        feedback = await quiz.answer(view.round_id, stranger, right)
+        assert feedback.status == "unknown" and not feedback.recorded
+    assert await answer_rows(quiz.store, view.round_id) == 0
+    assert (await quiz.answer(view.round_id, player(1), right)).status == "correct"
+    assert await answer_rows(quiz.store, view.round_id) == 1
