@@ -132,6 +132,11 @@ async def test_two_workspaces_post_with_their_own_tokens_and_keep_separate_score
     board_b = shown((await ask(oauth, B, "leaderboard", "UB1"))["blocks"])
     assert "Ada Alpha" in board_a and "Bob Bravo" not in board_a
     assert "Bob Bravo" in board_b and "Ada Alpha" not in board_b
+    # A schedule set in workspace A is A's alone.
+    assert "scheduled" in shown((await ask(oauth, A, "daily 09:00 UTC", "UADMIN"))["blocks"])
+    in_a = shown((await ask(oauth, A, "daily", "UADMIN"))["blocks"])
+    assert "Daily question here at 09:00" in in_a
+    assert "no daily question" in shown((await ask(oauth, B, "daily", "UADMIN"))["blocks"])
 
 
 async def test_a_click_forged_with_another_workspaces_team_is_refused_and_changes_nothing(
