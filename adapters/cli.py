@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lang", choices=LANGS, default="en")
     play.add_argument("--count", type=int, default=8, help="questions to play (default 8)")
     play.add_argument("--player", default="you", help="your name on the local leaderboard")
+    play.add_argument("--topic", help="only questions with this tag (offload, zeropp, ...)")
+    play.add_argument(
+        "--level",
+        help="only questions of this difficulty: 1-3, easy/medium/hard, mudah/sedang/sulit",
+    )
     play.add_argument("--db", help=DB_HELP)
     play.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
 
@@ -123,6 +128,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
             lang=args.lang,
             count=args.count,
             player=args.player,
+            words=tuple(w for w in (args.topic, args.level) if w),
             read_line=stdin_reader(sys.stdin),
             out=sys.stdout,
             echo=not sys.stdin.isatty(),

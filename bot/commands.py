@@ -17,6 +17,7 @@ from bot.model import ChannelRef, Lang, TeamRef, UserRef, parse_lang
 from bot.ports import Refused, Unavailable
 from bot.quiz import Quiz
 from bot.runs import MAX_RUN
+from bot.topics import NO_FILTER, Filter, UnknownTopic, matching, parse_filter, topics
 from bot.views import PERIODS, LeaderboardView, NoticeView, Period, QuestionView, StatsView
 
 Reply = NoticeView | LeaderboardView | StatsView
@@ -87,14 +88,24 @@ async def _help(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply
 
 
 async def _question(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    return await _post(quiz, ctx, lang, None)
+    flt = _filter(quiz, command.args, lang)
+    if isinstance(flt, NoticeView):
+        return flt
+    return await _post(quiz, ctx, lang, None, flt)
 
 
 async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    count = _int(command.args[0]) if command.args else None
-    if count is None:
+    """`start N [topic] [level]`: the first number is the count, the rest the filter."""
+    counts = [i for i, word in enumerate(command.args) if _int(word) is not None]
+    if not counts:
         return NoticeView(lang, t(lang, "run_count_invalid", max=_max_run(quiz)), ok=False)
-    return await _post(quiz, ctx, lang, count)
+    count = _int(command.args[counts[0]])
+    assert count is not None
+    rest = command.args[: counts[0]] + command.args[counts[0] + 1 :]
+    flt = _filter(quiz, rest, lang)
+    if isinstance(flt, NoticeView):
+        return flt
+    return await _post(quiz, ctx, lang, count, flt)
 
 
 async def _leaderboard(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -127,8 +138,8 @@ async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
 
 
 REGISTRY: tuple[Spec, ...] = (
-    Spec("question", _question, posts=True),
-    Spec("start", _start, usage="N", posts=True),
+    Spec("question", _question, usage="[topic] [easy|medium|hard]", posts=True),
+    Spec("start", _start, usage="N [topic] [easy|medium|hard]", posts=True),
     Spec("leaderboard", _leaderboard, usage="[week|month|all]"),
     Spec("stats", _stats),
     Spec("close", _close, admin=True, posts=True),
@@ -140,12 +151,14 @@ BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}
 POSTING_COMMANDS = frozenset(spec.name for spec in REGISTRY if spec.posts)
 
 
-async def _post(quiz: Quiz, ctx: Context, lang: Lang, count: int | None) -> Reply:
+async def _post(
+    quiz: Quiz, ctx: Context, lang: Lang, count: int | None, flt: Filter = NO_FILTER
+) -> Reply:
     try:
         result = (
-            await quiz.start_round(ctx.channel)
+            await quiz.start_round(ctx.channel, flt=flt)
             if count is None
-            else await quiz.start_run(ctx.channel, count)
+            else await quiz.start_run(ctx.channel, count, flt=flt)
         )
     except Refused as exc:
         return NoticeView(lang, t(lang, "cannot_post", reason=exc.reason), ok=False)
@@ -156,6 +169,17 @@ async def _post(quiz: Quiz, ctx: Context, lang: Lang, count: int | None) -> Repl
     if isinstance(result, QuestionView) and count is not None:
         return NoticeView(lang, t(lang, "run_started", count=count))
     return NoticeView(lang, t(lang, "question_posted"))
+
+
+def _filter(quiz: Quiz, words: tuple[str, ...], lang: Lang) -> Filter | NoticeView:
+    """The topic and level words, or the private notice that says what is wrong with them."""
+    flt = parse_filter(words, quiz.bank)
+    if isinstance(flt, UnknownTopic):
+        listed = ", ".join(f"`{name}`" for name in topics(quiz.bank))
+        return NoticeView(lang, t(lang, "topic_unknown", word=flt.word, topics=listed), ok=False)
+    if not matching(quiz.bank, flt):
+        return NoticeView(lang, t(lang, "filter_no_match"), ok=False)
+    return flt
 
 
 def _int(word: str) -> int | None:

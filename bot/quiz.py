@@ -21,6 +21,7 @@ from bot.reveals import Reveals
 from bot.rounds import Rounds
 from bot.runs import Runs
 from bot.storage import CloseReason, RoundRecord, Store
+from bot.topics import NO_FILTER, Filter
 from bot.views import (
     Feedback,
     HomeView,
@@ -70,10 +71,10 @@ class Quiz:
 
     # -- rounds ---------------------------------------------------------------------------------
     async def start_round(
-        self, channel: ChannelRef, *, window: timedelta | None = None
+        self, channel: ChannelRef, *, window: timedelta | None = None, flt: Filter = NO_FILTER
     ) -> QuestionView | None:
         """Open a round and post it; Refused or Unavailable as `Rounds.post_round` says."""
-        return await self.rounds.start_round(channel, window=window)
+        return await self.rounds.start_round(channel, window=window, flt=flt)
 
     async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
         return await self.rounds.answer(round_id, user, choice)
@@ -108,10 +109,14 @@ class Quiz:
 
     # -- runs (bot/runs.py) ------------------------------------------------------------------
     async def start_run(
-        self, channel: ChannelRef, count: int, window: timedelta | None = None
+        self,
+        channel: ChannelRef,
+        count: int,
+        window: timedelta | None = None,
+        flt: Filter = NO_FILTER,
     ) -> NoticeView | QuestionView | None:
         """Start N questions in a row; a notice if the count is invalid or a run is going."""
-        return await self.runs.start(channel, count, window)
+        return await self.runs.start(channel, count, window, flt)
 
     async def end_runs(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""

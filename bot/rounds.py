@@ -25,6 +25,7 @@ from bot.periods import to_ms
 from bot.ports import Refused, Unavailable
 from bot.selection import choose_question
 from bot.storage import AnswerRequest, CloseReason, RoundKind, RoundRecord, Store
+from bot.topics import NO_FILTER, Filter
 from bot.views import Feedback, QuestionView
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,7 @@ class Rounds:
         window: timedelta | None = None,
         kind: RoundKind = "single",
         run: tuple[int, int] | None = None,
+        flt: Filter = NO_FILTER,
     ) -> QuestionView | None:
         """Open a round and post it through the channel's port.
 
@@ -114,7 +116,7 @@ class Rounds:
         Raises Refused if the platform refused the post (the round is then closed, unseen), or
         Unavailable if it could not be reached (the round stays open and is posted later).
         """
-        row = await self.open_round(channel, window=window, kind=kind, run=run)
+        row = await self.open_round(channel, window=window, kind=kind, run=run, flt=flt)
         if row is None:
             return None
         self._remember_round(row)  # the first clicks need no read
@@ -128,13 +130,14 @@ class Rounds:
         window: timedelta | None = None,
         kind: RoundKind = "single",
         run: tuple[int, int] | None = None,
+        flt: Filter = NO_FILTER,
     ) -> RoundRecord | None:
         """Insert a round, in the caller's transaction if there is one (a daily claim shares it)."""
         now = self.now()
         async with self.store.transaction():
             cid = await self.store.teams.channel_id(channel)
             uses = await self.store.rounds.question_use_counts(cid)
-            question = choose_question(self.bank, uses, self.rng)
+            question = choose_question(self.bank, uses, self.rng, flt)
             return await self.store.rounds.insert(
                 channel_id=cid,
                 question_id=question.id,

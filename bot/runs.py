@@ -15,6 +15,7 @@ from bot.i18n import t
 from bot.model import ChannelRef, Lang
 from bot.ports import DeliveryError  # Refused ends the run; Unavailable posts it later
 from bot.rounds import Rounds
+from bot.topics import NO_FILTER, Filter, matching
 from bot.views import NoticeView, QuestionView
 
 log = logging.getLogger(__name__)
@@ -25,12 +26,19 @@ MAX_RUN = 20
 class Runs:
     def __init__(self, rounds: Rounds) -> None:
         self.rounds = rounds
+        # A run's filter, in memory only (no schema change): after a restart the run goes on
+        # with the whole bank.
+        self._filters: dict[int, Filter] = {}
 
     async def start(
-        self, channel: ChannelRef, count: int, window: timedelta | None = None
+        self,
+        channel: ChannelRef,
+        count: int,
+        window: timedelta | None = None,
+        flt: Filter = NO_FILTER,
     ) -> NoticeView | QuestionView | None:
         """Start N questions in a row; a notice if the count is invalid or a run is going."""
-        limit = min(MAX_RUN, len(self.rounds.bank))
+        limit = min(MAX_RUN, len(matching(self.rounds.bank, flt)))
         span = window or self.rounds.default_window
         store = self.rounds.store
         lang = await store.teams.channel_lang(channel)
@@ -42,7 +50,11 @@ class Runs:
         )
         if run_id is None:
             return NoticeView(lang, t(lang, "run_busy"), ok=False)
-        return await self.rounds.start_round(channel, window=span, kind="run", run=(run_id, 0))
+        if flt != NO_FILTER:
+            self._filters[run_id] = flt
+        return await self.rounds.start_round(
+            channel, window=span, kind="run", run=(run_id, 0), flt=flt
+        )
 
     async def abandon(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""
@@ -64,11 +76,13 @@ class Runs:
                     window=timedelta(milliseconds=run.window_ms),
                     kind="run",
                     run=(row.run_id, row.run_index + 1),
+                    flt=self._filters.get(row.run_id, NO_FILTER),
                 )
             return
         await self._finish(row.run_id, row.channel_ref, row.lang)
 
     async def _finish(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
+        self._filters.pop(run_id, None)
         store = self.rounds.store
         async with store.transaction():
             if not await store.rounds.finish_run(run_id, self.rounds.now()):

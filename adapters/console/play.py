@@ -16,6 +16,7 @@ from adapters.console.port import PLATFORM, ConsolePort
 from bot.i18n import t
 from bot.model import LETTERS, ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
+from bot.topics import UnknownTopic, matching, parse_filter, topics
 from bot.views import NoticeView
 
 TERMINAL = ChannelRef(PLATFORM, "local", "terminal")
@@ -60,8 +61,10 @@ async def play(
     read_line: ReadLine,
     out: TextIO,
     echo: bool = False,
+    words: tuple[str, ...] = (),
 ) -> int:
-    """Play `count` questions; `echo` repeats piped answers so the transcript reads well."""
+    """Play `count` questions (of the topic and level `words` name, if any); `echo` repeats
+    piped answers so the transcript reads well."""
     port = ConsolePort()
     quiz.add_port(port)
     user = UserRef(PLATFORM, TERMINAL_TEAM.team, player, player)
@@ -70,8 +73,17 @@ async def play(
     if len(quiz.bank) == 0:
         print(t(lang, "term_no_questions"), file=out)
         return 1
-    total = max(1, min(count, len(quiz.bank)))
-    started = await quiz.start_run(TERMINAL, total, WINDOW)
+    flt = parse_filter(words, quiz.bank)
+    if isinstance(flt, UnknownTopic):
+        listed = ", ".join(topics(quiz.bank))
+        print(t(lang, "topic_unknown", word=flt.word, topics=listed), file=out)
+        return 1
+    pool = matching(quiz.bank, flt)
+    if not pool:
+        print(t(lang, "filter_no_match"), file=out)
+        return 1
+    total = max(1, min(count, len(pool)))
+    started = await quiz.start_run(TERMINAL, total, WINDOW, flt)
     if isinstance(started, NoticeView):
         print(started.text, file=out)
         return 1

@@ -17,6 +17,7 @@ from adapters.discord.shards import IdentifyPacer, ShardPlan
 from adapters.discord.sync import SyncState, sync_if_changed
 from adapters.discord.translator import CatalogueTranslator
 from adapters.discord.tree import build_group
+from bot.topics import topics
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,9 @@ class ZeroQuizClient(discord.AutoShardedClient):
             self.shard_count = recommended
         self.add_dynamic_items(AnswerButton)
         await self.tree.set_translator(CatalogueTranslator())
-        self.tree.add_command(build_group(self.handler.on_command))
+        self.tree.add_command(
+            build_group(self.handler.on_command, lambda: topics(self.handler.quiz.bank))
+        )
         assert self.application_id is not None
         self.synced = await sync_if_changed(
             self.tree, self.application_id, self.guild_id, self.sync_state

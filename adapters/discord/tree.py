@@ -7,8 +7,9 @@ entry plus, where it takes options, one small binder here.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from functools import cache
+from typing import Any
 from zoneinfo import available_timezones
 
 import discord
@@ -17,14 +18,22 @@ from discord import app_commands
 from adapters.discord.translator import text
 from bot.commands import REGISTRY, Command
 from bot.runs import MAX_RUN
+from bot.topics import LEVELS
 
 Runner = Callable[[discord.Interaction, Command], Awaitable[None]]
+Topics = Callable[[], Sequence[str]]  # the bank's tags, asked at each autocomplete
+Completer = Callable[
+    [discord.Interaction, str], Coroutine[Any, Any, list[app_commands.Choice[str]]]
+]
 
 PERIOD_CHOICES = [
     app_commands.Choice(name=text(f"period_{p}"), value=p) for p in ("week", "month", "all")
 ]
 LANG_CHOICES = [
     app_commands.Choice(name=text(f"discord_choice_{lang}"), value=lang) for lang in ("en", "id")
+]
+LEVEL_CHOICES = [
+    app_commands.Choice(name=text(f"discord_choice_{level}"), value=level) for level in LEVELS
 ]
 MAX_CHOICES = 25
 MAX_WINDOW_HOURS = 23  # bot.daily.spec.MAX_WINDOW
@@ -46,6 +55,26 @@ async def timezone_choices(
     return [app_commands.Choice(name=z, value=z) for z in (prefix + inner)[:MAX_CHOICES]]
 
 
+def topic_completer(names: Topics) -> Completer:
+    """Autocomplete from the bank's tags; prefix matches first."""
+
+    async def complete(
+        interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        needle = current.strip().lower()
+        tags = list(names())
+        prefix = [tag for tag in tags if tag.startswith(needle)]
+        inner = [tag for tag in tags if needle in tag and tag not in prefix] if needle else []
+        return [app_commands.Choice(name=tag, value=tag) for tag in (prefix + inner)[:MAX_CHOICES]]
+
+    return complete
+
+
+def filter_words(topic: str | None, level: str | None) -> tuple[str, ...]:
+    """Typed topic and level -> the words `question` and `start` take on every surface."""
+    return tuple(word for value in (topic, level) if value for word in value.split())
+
+
 def daily_words(
     time: str | None, timezone: str | None, days: str | None, window_hours: int | None, off: bool
 ) -> tuple[str, ...]:
@@ -58,25 +87,40 @@ def daily_words(
     return tuple(words)
 
 
-Binder = Callable[[app_commands.Group, Runner], None]
+Binder = Callable[[app_commands.Group, Runner, Topics], None]
 
 
-def _question(group: app_commands.Group, run: Runner) -> None:
+def _question(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="question", description=text("discord_cmd_question"))
-    async def question(interaction: discord.Interaction) -> None:
-        await run(interaction, Command("question"))
-
-
-def _start(group: app_commands.Group, run: Runner) -> None:
-    @group.command(name="start", description=text("discord_cmd_start"))
-    @app_commands.describe(count=text("discord_opt_count"))
-    async def start(
-        interaction: discord.Interaction, count: app_commands.Range[int, 1, MAX_RUN]
+    @app_commands.describe(topic=text("discord_opt_topic"), level=text("discord_opt_level"))
+    @app_commands.autocomplete(topic=topic_completer(names))
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def question(
+        interaction: discord.Interaction, topic: str | None = None, level: str | None = None
     ) -> None:
-        await run(interaction, Command("start", (str(count),)))
+        await run(interaction, Command("question", filter_words(topic, level)))
 
 
-def _leaderboard(group: app_commands.Group, run: Runner) -> None:
+def _start(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="start", description=text("discord_cmd_start"))
+    @app_commands.describe(
+        count=text("discord_opt_count"),
+        topic=text("discord_opt_topic"),
+        level=text("discord_opt_level"),
+    )
+    @app_commands.autocomplete(topic=topic_completer(names))
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def start(
+        interaction: discord.Interaction,
+        count: app_commands.Range[int, 1, MAX_RUN],
+        topic: str | None = None,
+        level: str | None = None,
+    ) -> None:
+        words = (str(count), *filter_words(topic, level))
+        await run(interaction, Command("start", words))
+
+
+def _leaderboard(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="leaderboard", description=text("discord_cmd_leaderboard"))
     @app_commands.describe(period=text("discord_opt_period"))
     @app_commands.choices(period=PERIOD_CHOICES)
@@ -87,7 +131,7 @@ def _leaderboard(group: app_commands.Group, run: Runner) -> None:
 def _plain(name: str) -> Binder:
     """A subcommand without options (stats, close, help)."""
 
-    def bind(group: app_commands.Group, run: Runner) -> None:
+    def bind(group: app_commands.Group, run: Runner, names: Topics) -> None:
         @group.command(name=name, description=text(f"discord_cmd_{name}"))
         async def plain(interaction: discord.Interaction) -> None:
             await run(interaction, Command(name))
@@ -95,7 +139,7 @@ def _plain(name: str) -> Binder:
     return bind
 
 
-def _lang(group: app_commands.Group, run: Runner) -> None:
+def _lang(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="lang", description=text("discord_cmd_lang"))
     @app_commands.describe(language=text("discord_opt_lang"))
     @app_commands.choices(language=LANG_CHOICES)
@@ -103,7 +147,7 @@ def _lang(group: app_commands.Group, run: Runner) -> None:
         await run(interaction, Command("lang", (language,)))
 
 
-def _daily(group: app_commands.Group, run: Runner) -> None:
+def _daily(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="daily", description=text("discord_cmd_daily"))
     @app_commands.describe(
         time=text("discord_opt_time"),
@@ -138,7 +182,7 @@ BINDERS: dict[str, Binder] = {
 }
 
 
-def build_group(run: Runner) -> app_commands.Group:
+def build_group(run: Runner, names: Topics = tuple) -> app_commands.Group:
     """The group from the core's registry, in its order; a command without a binder here is an
     error at start-up, not a command Discord silently lacks."""
     group = app_commands.Group(
@@ -148,5 +192,5 @@ def build_group(run: Runner) -> app_commands.Group:
         binder = BINDERS.get(spec.name)
         if binder is None:
             raise LookupError(f"/zeroquiz {spec.name} has no Discord options declared")
-        binder(group, run)
+        binder(group, run, names)
     return group

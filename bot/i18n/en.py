@@ -32,6 +32,12 @@ MESSAGES: dict[str, str] = {
     "no_open_round": "There is no open question in this channel.",
     "round_closed_now": "Closed the open question.",
     "question_posted": "Question posted.",
+    # topics and levels
+    "topic_unknown": (
+        "There is no topic \u201c{word}\u201d. Topics: {topics}. "
+        "Levels: easy, medium, hard (or 1, 2, 3)."
+    ),
+    "filter_no_match": "No question matches that topic and level.",
     # leaderboards and stats
     "period_all": "all time",
     "period_week": "this week",
@@ -50,8 +56,8 @@ MESSAGES: dict[str, str] = {
     "stats_points": "Points",
     # commands
     "help_title": "ZeroQuiz: learn ZeRO and sharded optimizers, one question at a time",
-    "help_cmd_question": "post a question now",
-    "help_cmd_start": "a run of N questions in a row",
+    "help_cmd_question": "post a question now, of a topic and level if given",
+    "help_cmd_start": "a run of N questions in a row, of a topic and level if given",
     "help_cmd_leaderboard": "the team's leaderboard",
     "help_cmd_stats": "your own answers, accuracy and streaks",
     "help_cmd_close": "close the open question now",
@@ -124,6 +130,11 @@ MESSAGES: dict[str, str] = {
     "discord_cmd_question": "Post a question in this channel now",
     "discord_cmd_start": "Start a run of questions in a row",
     "discord_opt_count": "How many questions",
+    "discord_opt_topic": "Only questions of this topic",
+    "discord_opt_level": "Only questions of this difficulty",
+    "discord_choice_easy": "easy",
+    "discord_choice_medium": "medium",
+    "discord_choice_hard": "hard",
     "discord_cmd_leaderboard": "Show the team's leaderboard",
     "discord_opt_period": "Which period to rank",
     "discord_cmd_stats": "Your own answers, accuracy and streaks",

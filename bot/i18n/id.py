@@ -34,6 +34,12 @@ MESSAGES: dict[str, str] = {
     "no_open_round": "Tidak ada soal yang sedang terbuka di channel ini.",
     "round_closed_now": "Soal yang terbuka sudah ditutup.",
     "question_posted": "Soal sudah dikirim.",
+    # topics and levels
+    "topic_unknown": (
+        "Tidak ada topik \u201c{word}\u201d. Topik: {topics}. "
+        "Tingkat: mudah, sedang, sulit (atau 1, 2, 3)."
+    ),
+    "filter_no_match": "Tidak ada soal dengan topik dan tingkat itu.",
     # leaderboards and stats
     "period_all": "sepanjang waktu",
     "period_week": "minggu ini",
@@ -52,8 +58,8 @@ MESSAGES: dict[str, str] = {
     "stats_points": "Poin",
     # commands
     "help_title": "ZeroQuiz: belajar ZeRO dan sharded optimizer, satu soal demi satu soal",
-    "help_cmd_question": "kirim satu soal sekarang",
-    "help_cmd_start": "sesi N soal berturut-turut",
+    "help_cmd_question": "kirim satu soal sekarang, dengan topik dan tingkat bila disebut",
+    "help_cmd_start": "sesi N soal berturut-turut, dengan topik dan tingkat bila disebut",
     "help_cmd_leaderboard": "papan skor tim",
     "help_cmd_stats": "jawaban, akurasi, dan streak kamu",
     "help_cmd_close": "tutup soal yang sedang terbuka",
@@ -129,6 +135,11 @@ MESSAGES: dict[str, str] = {
     "discord_cmd_question": "Kirim satu soal di channel ini sekarang",
     "discord_cmd_start": "Mulai rangkaian beberapa soal berturut-turut",
     "discord_opt_count": "Berapa banyak soal",
+    "discord_opt_topic": "Hanya soal dengan topik ini",
+    "discord_opt_level": "Hanya soal dengan tingkat kesulitan ini",
+    "discord_choice_easy": "mudah",
+    "discord_choice_medium": "sedang",
+    "discord_choice_hard": "sulit",
     "discord_cmd_leaderboard": "Tampilkan papan skor tim",
     "discord_opt_period": "Periode yang diperingkat",
     "discord_cmd_stats": "Jawaban, akurasi, dan streak milikmu",

@@ -62,3 +62,23 @@ def test_indonesian_and_scores_accumulate_across_sessions(tmp_path: Path) -> Non
     # Questions are not repeated across sessions until the bank is exhausted.
     prompts_1 = [ln for ln in first.stdout.splitlines() if ln.startswith("Soal ")]
     assert len(prompts_1) == 2
+
+
+def test_topic_and_level_play_only_those_questions(tmp_path: Path) -> None:
+    from bot.bank import load_bank
+
+    chosen = [q for q in load_bank().questions if "zeropp" in q.tags and q.difficulty == 3]
+    args = ["--topic", "zeropp", "--level", "sulit", "--count", "8"]
+    result = play(args, "a\n" * 8, tmp_path, tmp_path / "q.db")
+    assert result.returncode == 0, result.stderr
+    total = len(chosen)  # the count is cut to the questions that match
+    assert f"Question {total}/{total}" in result.stdout
+    flat = " ".join(result.stdout.split())  # prompts are wrapped for the terminal
+    assert all(" ".join(q.prompt.en.split()) in flat for q in chosen)
+
+
+def test_an_unknown_topic_lists_the_topics_and_plays_nothing(tmp_path: Path) -> None:
+    result = play(["--topic", "nosuch", "--lang", "id"], "a\n", tmp_path, tmp_path / "q.db")
+    assert result.returncode == 1
+    assert "Tidak ada topik" in result.stdout and "offload" in result.stdout
+    assert "Question 1" not in result.stdout and "Soal 1" not in result.stdout

@@ -1,0 +1,74 @@
+"""Topic and difficulty filters: the words after `question` / `start N`, in any order.
+
+A filter only chooses the question; no round or run stores it (no schema change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.bank import Bank
+from bot.model import Question
+
+# Level words in both languages, and the digits, to the bank's difficulty (1-3).
+LEVEL_WORDS: dict[str, int] = {
+    "1": 1,
+    "2": 2,
+    "3": 3,
+    "easy": 1,
+    "medium": 2,
+    "hard": 3,
+    "mudah": 1,
+    "sedang": 2,
+    "sulit": 3,
+}
+LEVELS = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class Filter:
+    topic: str | None = None
+    level: int | None = None
+
+    def matches(self, question: Question) -> bool:
+        if self.topic is not None and self.topic not in question.tags:
+            return False
+        return self.level is None or question.difficulty == self.level
+
+
+NO_FILTER = Filter()
+
+
+@dataclass(frozen=True)
+class UnknownTopic:
+    word: str
+
+
+def topics(bank: Bank) -> tuple[str, ...]:
+    """The bank's tags, sorted: the topics a person can ask for."""
+    return tuple(sorted({tag for question in bank.questions for tag in question.tags}))
+
+
+def parse_level(word: str) -> int | None:
+    return LEVEL_WORDS.get(word.strip().lower())
+
+
+def parse_filter(words: tuple[str, ...], bank: Bank) -> Filter | UnknownTopic:
+    """Level words and one topic, in any order; any other word is an unknown topic."""
+    known = set(topics(bank))
+    topic: str | None = None
+    level: int | None = None
+    for word in words:
+        lowered = word.lower()
+        parsed = parse_level(lowered)
+        if parsed is not None and level is None:
+            level = parsed
+        elif lowered in known and topic is None:
+            topic = lowered
+        else:
+            return UnknownTopic(word)
+    return Filter(topic, level)
+
+
+def matching(bank: Bank, flt: Filter) -> list[Question]:
+    return [question for question in bank.questions if flt.matches(question)]

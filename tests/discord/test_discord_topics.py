@@ -1,0 +1,44 @@
+"""Topic and level on Discord: synced options, a slash with a topic, topic autocomplete."""
+
+from __future__ import annotations
+
+from fake_discord import EPHEMERAL, BotFactory, FakeDiscord, latest_round, text_of
+
+from adapters.discord.tree import filter_words, topic_completer
+from bot.bank import Bank
+from bot.topics import topics
+
+
+def test_topic_and_level_become_the_words_every_surface_uses() -> None:
+    assert filter_words("offload", "hard") == ("offload", "hard")
+    assert filter_words(None, "easy") == ("easy",)
+    assert filter_words(None, None) == ()
+
+
+async def test_topic_autocomplete_returns_matching_tags_prefix_first(bank: Bank) -> None:
+    complete = topic_completer(lambda: topics(bank))
+    # Autocomplete never reads the interaction, so None stands in for one.
+    assert [c.value for c in await complete(None, "zerop")] == ["zeropp"]  # type: ignore[arg-type]
+    found = [c.value for c in await complete(None, "m")]  # type: ignore[arg-type]
+    assert found[0] == "memory-math"  # the prefix match before "dp-memory"
+    assert "dp-memory" in found and "offload" not in found
+    assert [c.value for c in await complete(None, "")] == list(topics(bank))  # type: ignore[arg-type]
+
+
+async def test_synced_options_and_a_slash_with_a_topic_posts_such_a_question(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    [group] = [c for c in fake_discord._commands if c["name"] == "zeroquiz"]
+    subs = {o["name"]: {p["name"]: p for p in o.get("options", [])} for o in group["options"]}
+    for sub in ("question", "start"):
+        assert subs[sub]["topic"]["autocomplete"] is True
+        choices = [c["value"] for c in subs[sub]["level"]["choices"]]
+        assert choices == ["easy", "medium", "hard"]
+    reply = await fake_discord.reply_to(
+        await fake_discord.slash("question", {"topic": "zeropp", "level": "hard"})
+    )
+    assert reply["flags"] & EPHEMERAL and text_of(reply) == "Question posted."
+    row = await latest_round(bot)
+    question = bot.runtime.quiz.bank.get(row.question_id)
+    assert question is not None and "zeropp" in question.tags and question.difficulty == 3

@@ -1,0 +1,34 @@
+"""Topic and level words over signed HTTP: the question posted is of that topic."""
+
+from __future__ import annotations
+
+from fake_slack import FakeSlack, SlackHarness, shown
+
+from bot.bank import Bank
+
+
+def posted_question_tags(fake: FakeSlack, bank: Bank) -> tuple[str, ...]:
+    [post] = fake.calls_to("chat.postMessage")
+    text = shown(post.args["blocks"])
+    [question] = [q for q in bank.questions if q.prompt.en in text]
+    return question.tags
+
+
+async def test_question_with_a_topic_posts_a_question_of_that_topic(
+    slack: SlackHarness, fake: FakeSlack, bank: Bank
+) -> None:
+    reply = await slack.ask("question offload")
+    assert reply["response_type"] == "ephemeral"
+    assert "Question posted." in shown(reply["blocks"])
+    assert "offload" in posted_question_tags(fake, bank)
+
+
+async def test_an_unknown_topic_gets_the_list_privately_and_posts_nothing(
+    slack: SlackHarness, fake: FakeSlack
+) -> None:
+    reply = await slack.ask("start 3 nosuch hard")
+    assert reply["response_type"] == "ephemeral"
+    text = shown(reply["blocks"])
+    assert "There is no topic" in text and "nosuch" in text
+    assert "offload" in text and "zeropp" in text and "memory-math" in text
+    assert fake.calls_to("chat.postMessage") == []
