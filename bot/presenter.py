@@ -197,7 +197,10 @@ def leaderboard_view(
     )
 
 
-def stats_view(lang: Lang, name: str, history: list[tuple[bool, int]]) -> StatsView:
+def stats_view(
+    lang: Lang, name: str, history: list[tuple[bool, int]], due: tuple[int, int] = (0, 0)
+) -> StatsView:
+    """A person's stats; `due`: their review cards due now and within the coming week."""
     answered = len(history)
     correct = sum(1 for ok, _ in history if ok)
     points = sum(p for _, p in history)
@@ -223,7 +226,11 @@ def stats_view(lang: Lang, name: str, history: list[tuple[bool, int]]) -> StatsV
             (t(lang, "stats_points"), str(points)),
             (t(lang, "stats_streak"), str(run)),
             (t(lang, "stats_best_streak"), str(best)),
+            (t(lang, "stats_due_now"), str(due[0])),
+            (t(lang, "stats_due_week"), str(due[1])),
         ),
+        due_now=due[0],
+        due_week=due[1],
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from bot import presenter
+from bot import presenter, review
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.delivery import Delivery
@@ -206,4 +206,6 @@ class Quiz:
 
     async def stats(self, user: UserRef, *, lang: Lang) -> StatsView:
         history = await self.store.scores.answer_history(user)
-        return presenter.stats_view(lang, user.name, history)
+        now = self.now()
+        due_now, due_week = await self.store.cards.due_counts(user, now, now + review.WEEK)
+        return presenter.stats_view(lang, user.name, history, (due_now, due_week))

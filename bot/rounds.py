@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from bot import presenter
+from bot import presenter, review
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.delivery import Delivery
@@ -56,6 +56,7 @@ class Rounds:
         holder: str | None = None,
     ) -> None:
         self.store = store
+        store.answers.card_rule = review.next_card  # each recorded answer reschedules a card
         self.bank = bank
         self.clock = clock
         self.rng = rng
@@ -212,6 +213,7 @@ class Rounds:
                 points=points,
                 at=now,
                 provisional_name=user.provisional_name,
+                question_id=question.id,
             )
         )
         if outcome.status == "recorded":

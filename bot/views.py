@@ -118,6 +118,8 @@ class StatsView:
     current_streak: int
     best_streak: int
     lines: tuple[tuple[str, str], ...]  # (label, value)
+    due_now: int = 0  # review cards due now
+    due_week: int = 0  # ... and within the coming seven days (those due now included)
 
 
 @dataclass(frozen=True)

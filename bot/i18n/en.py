@@ -54,6 +54,8 @@ MESSAGES: dict[str, str] = {
     "stats_streak": "Current streak",
     "stats_best_streak": "Best streak",
     "stats_points": "Points",
+    "stats_due_now": "Review cards due now",
+    "stats_due_week": "Review cards due this week",
     # commands
     "help_title": "ZeroQuiz: learn ZeRO and sharded optimizers, one question at a time",
     "help_cmd_question": "post a question now, of a topic and level if given",

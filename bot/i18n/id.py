@@ -56,6 +56,8 @@ MESSAGES: dict[str, str] = {
     "stats_streak": "Streak saat ini",
     "stats_best_streak": "Streak terbaik",
     "stats_points": "Poin",
+    "stats_due_now": "Kartu ulasan jatuh tempo sekarang",
+    "stats_due_week": "Kartu ulasan jatuh tempo minggu ini",
     # commands
     "help_title": "ZeroQuiz: belajar ZeRO dan sharded optimizer, satu soal demi satu soal",
     "help_cmd_question": "kirim satu soal sekarang, dengan topik dan tingkat bila disebut",

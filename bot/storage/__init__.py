@@ -14,6 +14,8 @@ from bot.storage.migrations import SCHEMA_VERSION
 from bot.storage.records import (
     AnswerOutcome,
     AnswerRequest,
+    CardRule,
+    CardState,
     CloseReason,
     PostingRecord,
     PostingStatus,
@@ -30,6 +32,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "AnswerOutcome",
     "AnswerRequest",
+    "CardRule",
+    "CardState",
     "CloseReason",
     "DatabaseTooNewError",
     "DatabaseUnreachable",

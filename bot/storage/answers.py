@@ -21,9 +21,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from bot.periods import to_ms
-from bot.storage import totals
+from bot.storage import cards, totals
 from bot.storage.engine import Conn, Engine, param
-from bot.storage.records import AnswerOutcome, AnswerRequest
+from bot.storage.records import AnswerOutcome, AnswerRequest, CardRule, CardState
 from bot.storage.slots import FairSlots
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,7 @@ class AnswerWriter:
         self._task: asyncio.Task[None] | None = None
         self._players: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
         self.batches = 0  # commits made, for benchmarks and tests
+        self.card_rule: CardRule | None = None  # set by the core: recorded answers reschedule
 
     async def record(self, request: AnswerRequest) -> AnswerOutcome:
         """Record one answer; returns once the transaction holding it has committed.
@@ -117,7 +118,10 @@ class AnswerWriter:
             for item in items:
                 firsts.setdefault((item.request.round_id, item.player_id), item)
             inserted = await _insert(tx, list(firsts.values()))
-            await _count(tx, [i for key, i in firsts.items() if key in inserted])
+            recorded = [i for key, i in firsts.items() if key in inserted]
+            await _count(tx, recorded)
+            if self.card_rule is not None:
+                await _reschedule(tx, recorded, self.card_rule)
             earlier = await _existing(tx, [key for key in firsts if key not in inserted])
         self._remember(fresh)  # committed: these ids are real now
         outcomes: list[AnswerOutcome] = []
@@ -242,6 +246,23 @@ async def _count(tx: Conn, items: list[_Item]) -> None:
             if r.points > 0:
                 delta.reached_ms = max(delta.reached_ms, at)
     await totals.apply(tx, deltas.values())
+
+
+async def _reschedule(tx: Conn, items: list[_Item], rule: CardRule) -> None:
+    """Reschedule the answering people's cards for the recorded answers, in answer order (one
+    person meeting one question twice in a batch reschedules it twice)."""
+    items = sorted((i for i in items if i.request.question_id), key=lambda i: i.request.at)
+    if not items:
+        return
+    states: dict[cards.Key, str | None] = {}
+    states.update(await cards.load(tx, ((i.player_id, i.request.question_id) for i in items)))
+    changed: dict[cards.Key, CardState] = {}
+    for item in items:
+        key = (item.player_id, item.request.question_id)
+        card = rule(states.get(key), item.request.correct, item.request.at)
+        states[key] = card.state
+        changed[key] = card
+    await cards.save(tx, changed)
 
 
 async def _existing(tx: Conn, keys: list[tuple[int, int]]) -> dict[tuple[int, int], int]:

@@ -34,6 +34,7 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "points", "correct", "answered", "reached_at")),
     ("installations", ("enterprise", "team", "bot_token_sealed", "bot_id", "bot_user_id",
                        "scopes", "installed_at")),
+    ("cards", ("player_id", "question_id", "state", "due_at", "last_review_at")),
 )  # fmt: skip
 WITH_IDS = ("teams", "channels", "players", "runs", "rounds", "schedules")
 

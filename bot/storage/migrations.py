@@ -310,6 +310,21 @@ V7 = (
 )
 
 
+# Personal review cards (bot/storage/cards.py): the scheduler's state per person and question,
+# JSON text; a person's due cards are found by (player, due time).
+V8 = (
+    """CREATE TABLE cards (
+        player_id BIGINT NOT NULL REFERENCES players(id),
+        question_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        due_at BIGINT NOT NULL,
+        last_review_at BIGINT NOT NULL,
+        PRIMARY KEY (player_id, question_id)
+    )""",
+    "CREATE INDEX cards_due ON cards (player_id, due_at)",
+)
+
+
 async def _backfill_scores(conn: Conn) -> None:
     await totals.rebuild_all_time(conn)
     for team_id, tz in await totals.team_zones(conn):
@@ -326,6 +341,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "leases on Discord gateway shards", V5, V5),  # the same text in both
     Migration(6, "claims on posting and revealing a round, for replicas", V6, PG6),
     Migration(7, "Slack installations and OAuth states", V7, V7),  # the same text in both
+    Migration(8, "personal review cards", V8, V8),  # the same text in both
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 MIGRATION_LOCK = 0x5A51  # "ZQ": the advisory lock PostgreSQL replicas take to migrate

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Literal
@@ -94,6 +95,7 @@ class AnswerRequest:
     points: int
     at: datetime
     provisional_name: bool = False
+    question_id: str = ""  # whose review card the answer reschedules ("" for none)
 
 
 @dataclass(frozen=True)
@@ -137,3 +139,17 @@ class StaleClaim:
     schedule_id: int
     day: date
     token: str
+
+
+@dataclass(frozen=True)
+class CardState:
+    """A person's review card for one question: the scheduler's own serialized state, and the
+    two instants storage queries by."""
+
+    state: str
+    due_at: datetime
+    last_review_at: datetime
+
+
+# The core's scheduling rule: (stored state or None, answered right, when) -> the next card.
+CardRule = Callable[[str | None, bool, datetime], CardState]

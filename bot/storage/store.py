@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot.storage import copy
 from bot.storage.answers import AnswerWriter
+from bot.storage.cards import Cards
 from bot.storage.daily import DailyStore
 from bot.storage.engine import Engine
 from bot.storage.installations import Installations
@@ -32,6 +33,7 @@ class Store:
         self.teams = Teams(engine)
         self.rounds = Rounds(engine)
         self.answers = AnswerWriter(engine)
+        self.cards = Cards(engine)
         self.scores = Scores(engine)
         self.daily = DailyStore(engine)
         self.shards = ShardLeases(engine)

@@ -17,7 +17,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
         "bot.shuffle", "bot.selection", "bot.topics", "bot.config", "bot.export", "bot.daily",
         "bot.daily.spec", "bot.daily.timing"),
     1: ("bot.storage", "bot.ports"),
-    2: ("bot.presenter", "bot.delivery"),
+    2: ("bot.presenter", "bot.delivery", "bot.review"),
     3: ("bot.rounds",),
     4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler"),
     5: ("bot.quiz",),

@@ -1,0 +1,96 @@
+"""Personal review cards, one per (player, question): the scheduler's serialized state and when
+the card is due. Storage only keeps and counts them; the core (bot/review.py) schedules them.
+
+Cards change in the answers' group commit (answers.py): the batch's recorded answers load their
+cards in one read and store the next states in one prepared statement, so a card never misses
+an answer that was acknowledged, and a second click never reschedules it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from bot.model import UserRef
+from bot.periods import from_ms, to_ms
+from bot.storage.engine import Conn, Engine, param
+from bot.storage.records import CardState
+
+Key = tuple[int, str]  # (player id, question id)
+
+UPSERT = """INSERT INTO cards (player_id, question_id, state, due_at, last_review_at)
+    VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (player_id, question_id) DO UPDATE SET
+        state = excluded.state, due_at = excluded.due_at,
+        last_review_at = excluded.last_review_at"""
+
+
+async def load(conn: Conn, keys: Iterable[Key]) -> dict[Key, str]:
+    """The stored states of these cards (absent: never answered)."""
+    wanted = sorted(set(keys))
+    if not wanted:
+        return {}
+    d = conn.dialect
+    values = ", ".join(
+        f"({param(d, 2 * n + 1, 'bigint')}, {param(d, 2 * n + 2, 'text')})"
+        for n in range(len(wanted))
+    )
+    rows = await conn.fetch(
+        f"""SELECT player_id, question_id, state FROM cards
+            WHERE (player_id, question_id) IN (VALUES {values})""",
+        *[v for key in wanted for v in key],
+    )
+    return {(int(r["player_id"]), str(r["question_id"])): str(r["state"]) for r in rows}
+
+
+async def save(conn: Conn, cards: dict[Key, CardState]) -> None:
+    """Store the cards' new states, in key order (two replicas lock rows in the same order)."""
+    await conn.executemany(
+        UPSERT,
+        [
+            (player, question, c.state, to_ms(c.due_at), to_ms(c.last_review_at))
+            for (player, question), c in sorted(cards.items())
+        ],
+    )
+
+
+class Cards:
+    def __init__(self, engine: Engine) -> None:
+        self._e = engine
+
+    async def due_counts(self, user: UserRef, *instants: datetime) -> list[int]:
+        """How many of the person's cards are due by each instant (in this team)."""
+        if not instants:
+            return []
+        sums = ", ".join(
+            f"COALESCE(SUM(CASE WHEN c.due_at <= ${n + 4} THEN 1 ELSE 0 END), 0)"
+            for n in range(len(instants))
+        )
+        async with self._e.snapshot() as conn:
+            row = (
+                await conn.fetch(
+                    f"""SELECT {sums} FROM cards c
+                        JOIN players p ON p.id = c.player_id JOIN teams t ON t.id = p.team_id
+                        WHERE t.platform = $1 AND t.team = $2 AND p.platform_user = $3""",
+                    user.platform,
+                    user.team,
+                    user.user,
+                    *[to_ms(at) for at in instants],
+                )
+            )[0]
+        return [int(row[n]) for n in range(len(instants))]
+
+    async def due_at(self, user: UserRef, question_id: str) -> datetime | None:
+        """When the person's card for this question is due (None: never answered it)."""
+        async with self._e.snapshot() as conn:
+            value = await conn.fetchval(
+                """SELECT c.due_at FROM cards c
+                   JOIN players p ON p.id = c.player_id JOIN teams t ON t.id = p.team_id
+                   WHERE t.platform = $1 AND t.team = $2 AND p.platform_user = $3
+                     AND c.question_id = $4""",
+                user.platform,
+                user.team,
+                user.user,
+                question_id,
+            )
+        return None if value is None else from_ms(int(value))
