@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
@@ -31,11 +32,13 @@ from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
 from adapters.slack.config import OAuthConfig, SlackConfig, load_config
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
-from adapters.slack.installs import StoreInstallations, StoreStates, TeamTokens, sealer
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
 from adapters.slack.web import build_client, error_code
+
+if TYPE_CHECKING:  # multi-workspace mode only: cryptography is loaded when it is on
+    from adapters.slack.installs import StoreInstallations, TeamTokens
 
 log = logging.getLogger(__name__)
 bolt_log = logging.getLogger("adapters.slack.bolt")
@@ -116,6 +119,8 @@ class SlackSurface:
             await self._check_token(client)
         else:
             clock = self.runtime.clock
+            from adapters.slack.installs import StoreInstallations, TeamTokens, sealer
+
             installs = StoreInstallations(
                 self.runtime.store.installations, sealer(oauth.token_key), clock.now
             )
@@ -170,6 +175,8 @@ class SlackSurface:
         (async stores: nothing blocks the loop)."""
         if oauth is None or installs is None:
             return None
+        from adapters.slack.installs import StoreStates
+
         states = StoreStates(self.runtime.store.installations, self.runtime.clock.now)
         return AsyncOAuthSettings(
             client_id=oauth.client_id,

@@ -14,29 +14,17 @@ import contextvars
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
 from bot.storage.engine import Dialect
+from bot.storage.urls import display_url
 
 POOL_MIN = 1
 POOL_MAX = 10
 CONNECT_TIMEOUT = 10.0
 COMMAND_TIMEOUT = 60.0
-
-
-def display_url(url: str) -> str:
-    """The URL as it may be printed: the password replaced, never shown."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 address goes back into brackets
-        host = f"[{host}]"
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _rows_changed(status: str) -> int:

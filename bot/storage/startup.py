@@ -20,10 +20,9 @@ from bot.storage.backup import pre_migration_backup
 from bot.storage.engine import Dialect, Engine
 from bot.storage.errors import DatabaseUnreachable, DatabaseUnusable
 from bot.storage.migrations import SCHEMA_VERSION, check_ours, migrate, schema_version
-from bot.storage.pgfaults import pg_problem, pg_transient
 from bot.storage.place import check_place
-from bot.storage.postgres import PgEngine, display_url
 from bot.storage.sqlite import BUSY_TIMEOUT_MS, SqliteEngine, inspecting
+from bot.storage.urls import display_url
 
 _LOCKED = (
     f"is locked by another process (it could not be written for {BUSY_TIMEOUT_MS / 1000:g} s): "
@@ -86,6 +85,10 @@ async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engin
 
 
 async def open_postgres(url: str) -> Engine:
+    # asyncpg is imported only for a PostgreSQL URL: a SQLite bot never loads it (memory).
+    from bot.storage.pgfaults import pg_problem, pg_transient
+    from bot.storage.postgres import PgEngine
+
     shown = display_url(url)
     try:
         engine = await PgEngine.open(url)
