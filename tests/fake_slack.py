@@ -29,7 +29,7 @@ from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryInt
 from slack_sdk.signature import SignatureVerifier
 
 from adapters.runtime import Runtime
-from adapters.slack.config import load_config
+from adapters.slack.config import SlackConfig, load_config
 from adapters.slack.surface import SlackSurface
 from bot.bank import Bank
 from bot.clock import FakeClock
@@ -494,6 +494,18 @@ async def open_harness(
     }
     config = load_config(env)
     assert config is not None
+    return await _serve(fake, config, db_path, clock, bank, socket=socket)
+
+
+async def _serve(
+    fake: FakeSlack,
+    config: SlackConfig,
+    db_path: Path,
+    clock: FakeClock,
+    bank: Bank,
+    *,
+    socket: bool,
+) -> SlackHarness:
     runtime = await Runtime.open(db_path, bank, clock, random.Random(11))
     surface = SlackSurface(config, runtime, host="127.0.0.1", port=0, backoff=QUICK_RETRIES)
     runtime.start()
@@ -529,16 +541,7 @@ async def open_oauth_harness(
     """The real AsyncApp in multi-workspace HTTP mode, its installations in `db_path`."""
     config = load_config(oauth_env(fake))
     assert config is not None and config.oauth is not None
-    runtime = await Runtime.open(db_path, bank, clock, random.Random(11))
-    surface = SlackSurface(config, runtime, host="127.0.0.1", port=0, backoff=QUICK_RETRIES)
-    runtime.start()
-    await runtime.scheduler.caught_up()
-    try:
-        await surface.start()
-    except BaseException:
-        await runtime.close()
-        raise
-    return SlackHarness(fake, runtime, surface, aiohttp.ClientSession(), socket=False)
+    return await _serve(fake, config, db_path, clock, bank, socket=False)
 
 
 async def begin_install(harness: SlackHarness) -> tuple[str, str]:

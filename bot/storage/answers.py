@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from bot.periods import to_ms
 from bot.storage import cards, totals
-from bot.storage.engine import Conn, Engine, param
+from bot.storage.engine import Conn, Engine, values_rows
 from bot.storage.records import AnswerOutcome, AnswerRequest, CardRule, CardState
 from bot.storage.slots import FairSlots
 
@@ -193,11 +193,7 @@ async def _insert(tx: Conn, items: list[_Item]) -> set[tuple[int, int]]:
     moment of the click, ON CONFLICT keeps only a person's first answer."""
     if not items:
         return set()
-    width = 6
-    values = ", ".join(
-        "(" + ", ".join(param(tx.dialect, width * n + k, "bigint") for k in range(1, 7)) + ")"
-        for n in range(len(items))
-    )
+    values = values_rows(tx.dialect, len(items), ("bigint",) * 6)
     params: list[object] = []
     # In key order: two replicas' batches then take their row locks in the same order.
     for item in sorted(items, key=lambda i: (i.request.round_id, i.player_id)):
@@ -269,10 +265,7 @@ async def _existing(tx: Conn, keys: list[tuple[int, int]]) -> dict[tuple[int, in
     """The earlier answers of those whose click did not insert (already answered, or closed)."""
     if not keys:
         return {}
-    values = ", ".join(
-        f"({param(tx.dialect, 2 * n + 1, 'bigint')}, {param(tx.dialect, 2 * n + 2, 'bigint')})"
-        for n in range(len(keys))
-    )
+    values = values_rows(tx.dialect, len(keys), ("bigint", "bigint"))
     rows = await tx.fetch(
         f"""SELECT round_id, player_id, choice FROM answers
             WHERE (round_id, player_id) IN (VALUES {values})""",

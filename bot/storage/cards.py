@@ -13,7 +13,7 @@ from datetime import datetime
 
 from bot.model import UserRef
 from bot.periods import from_ms, to_ms
-from bot.storage.engine import Conn, Engine, param
+from bot.storage.engine import Conn, Engine, values_rows
 from bot.storage.records import CardState
 
 Key = tuple[int, str]  # (player id, question id)
@@ -30,11 +30,7 @@ async def load(conn: Conn, keys: Iterable[Key]) -> dict[Key, str]:
     wanted = sorted(set(keys))
     if not wanted:
         return {}
-    d = conn.dialect
-    values = ", ".join(
-        f"({param(d, 2 * n + 1, 'bigint')}, {param(d, 2 * n + 2, 'text')})"
-        for n in range(len(wanted))
-    )
+    values = values_rows(conn.dialect, len(wanted), ("bigint", "text"))
     rows = await conn.fetch(
         f"""SELECT player_id, question_id, state FROM cards
             WHERE (player_id, question_id) IN (VALUES {values})""",

@@ -20,6 +20,16 @@ def param(dialect: Dialect, n: int, pg_type: str) -> str:
     return f"${n}::{pg_type}" if dialect == "postgres" else f"${n}"
 
 
+def values_rows(dialect: Dialect, rows: int, pg_types: Sequence[str]) -> str:
+    """`($1, $2), ($3, $4), …` for a VALUES list of `rows` rows, each column typed for
+    PostgreSQL (see `param`)."""
+    width = len(pg_types)
+    return ", ".join(
+        "(" + ", ".join(param(dialect, width * n + k + 1, t) for k, t in enumerate(pg_types)) + ")"
+        for n in range(rows)
+    )
+
+
 class Record(Protocol):
     """A result row: by position or by column name (sqlite3.Row, asyncpg.Record)."""
 
