@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from conftest import CHANNEL
 from helpers import RecordingPort, player, right_choice
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pg_server import on_both_backends
 
 from bot.app import build_quiz
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.quiz import Quiz
+from bot.review import fsrs_next_card, next_card
 from bot.storage import Store
 from bot.views import QuestionView
 
@@ -128,3 +131,14 @@ async def test_cards_survive_a_restart(
         assert await due(quiz, 1) == (0, 2)
     finally:
         await store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    at=st.datetimes(
+        min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
+    ),
+    correct=st.booleans(),
+)
+def test_a_first_review_is_exactly_what_fsrs_gives(at: datetime, correct: bool) -> None:
+    assert next_card(None, correct, at) == fsrs_next_card(None, correct, at)
