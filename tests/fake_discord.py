@@ -667,6 +667,20 @@ class FakeDiscord:
         member = self.member(who or user(1), permissions)
         return self._interaction(2, member, data, app_perms, guild, place)
 
+    async def autocomplete(
+        self, sub: str, option: str, typed: str, options: dict[str, Any] | None = None
+    ) -> str:
+        """A person typing `typed` into `option` of `/zeroquiz <sub>` (an autocomplete
+        interaction, type 4, the typed option marked focused); returns the interaction token."""
+        payload = self.slash_payload(sub, {**(options or {}), option: typed})
+        for opt in payload["data"]["options"][0]["options"]:
+            if opt["name"] == option:
+                opt["focused"] = True
+        payload["type"] = 4
+        self.sent_at[str(payload["token"])] = time.monotonic()
+        await self.send_event("INTERACTION_CREATE", payload)
+        return str(payload["token"])
+
     async def click(
         self, message_id: int, custom_id: str, who: Json, seen: Json | None = None
     ) -> str:

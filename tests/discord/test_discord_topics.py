@@ -42,3 +42,18 @@ async def test_synced_options_and_a_slash_with_a_topic_posts_such_a_question(
     row = await latest_round(bot)
     question = bot.runtime.quiz.bank.get(row.question_id)
     assert question is not None and "zeropp" in question.tags and question.difficulty == 3
+
+
+async def test_typing_a_topic_gets_the_matching_tags_through_the_gateway(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    await bots.start()
+    token = await fake_discord.autocomplete("start", "topic", "zerop", {"level": "hard"})
+    [answer] = await fake_discord.wait_for(lambda: fake_discord.responses.get(token))
+    assert answer["type"] == 8  # APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
+    assert answer["data"]["choices"] == [{"name": "zeropp", "value": "zeropp"}]
+    token = await fake_discord.autocomplete("question", "topic", "m")
+    [answer] = await fake_discord.wait_for(lambda: fake_discord.responses.get(token))
+    values = [c["value"] for c in answer["data"]["choices"]]
+    assert values[0] == "memory-math" and "dp-memory" in values and "offload" not in values
+    assert not [c for c in fake_discord.calls if c.method == "POST" and "/messages" in c.path]
