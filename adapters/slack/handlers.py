@@ -37,12 +37,14 @@ from adapters.slack.render import (
     home_view,
     notice_message,
     reply_message,
+    review_message,
 )
 from adapters.slack.replies import Replies
 from adapters.slack.shapes import (
     ANSWER_ACTION,
     HOME_EVENT,
     REMOVED_EVENTS,
+    REVIEW_ACTION,
     Click,
     Event,
     Malformed,
@@ -91,6 +93,7 @@ class SlackHandlers:
     def register(self, app: AsyncApp) -> None:
         app.command(COMMAND)(self.on_command)
         app.action(ANSWER_ACTION)(self.on_answer)
+        app.action(REVIEW_ACTION)(self.on_review)
         app.event(HOME_EVENT)(self.on_home)
         for event in REMOVED_EVENTS:  # app_uninstalled, tokens_revoked
             app.event(event)(self.on_removed)
@@ -171,6 +174,39 @@ class SlackHandlers:
             self._later(self._stray(parsed[0], click.message_ts))
         return None
 
+    async def on_review(self, ack: AsyncAck, body: dict[str, Any]) -> BoltResponse | None:
+        """A button of the private review. As with answers, the card is rescheduled (committed)
+        before the acknowledgement; the next step replaces the private message clicked (its
+        response_url, replace_original), or, from the Home tab, is published there."""
+        click = click_of(body)
+        if isinstance(click, Malformed):
+            await ack()
+            log.warning("slack: ignored a %s", click)  # ShapeCheck refuses these first
+            return None
+        name = self.users.known_name(click.user, team=click.team)
+        who = UserRef(PLATFORM, click.team, click.user, name or click.handle)
+        try:
+            step = await self.quiz.reviews.click(who, click.value)
+        except Exception:
+            log.exception("the review click of %s failed: not acknowledged", click.user)
+            return BoltResponse(status=500, body="")
+        await ack()  # recorded: now Slack may be told
+        if step is None:
+            if not click.home:
+                self._later(self._invalid_button(click))
+            return None
+        if click.home:
+            if isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
+                self._later(self._home(click.team, click.user))
+            else:
+                blocks = review_message(step).blocks
+                self._later(
+                    self._publish(click.team, click.user, {"type": "home", "blocks": blocks})
+                )
+            return None
+        self._later(self.replies.send(click.response_url, review_message(step), replace=True))
+        return None
+
     async def on_home(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """Someone opened the app's Home tab: publish their page, fresh (it is drawn only when
         opened, never on a timer). The Messages tab opening needs nothing."""
@@ -190,12 +226,20 @@ class SlackHandlers:
                 self.users.is_admin(user_id, team=team),
             )
             view = await self.quiz.home(UserRef(PLATFORM, team, user_id, name), is_admin=admin)
+        except Exception as exc:  # nothing to apologise in: the next opening draws it again
+            log.warning("slack: drawing the Home tab of %s failed: %s", user_id, error_code(exc))
+            return
+        await self._publish(team, user_id, home_view(view))
+
+    async def _publish(self, team: str, user_id: str, view: dict[str, Any]) -> None:
+        """views.publish of a person's Home tab, with the workspace's own token."""
+        try:
             token = await self.users.tokens(team) if self.users.tokens is not None else None
             if self.users.tokens is not None and token is None:
                 log.warning("slack: Home tab of %s: workspace %s is not installed", user_id, team)
                 return
             extra = {"token": token} if token is not None else {}  # this workspace's own
-            await self.users.client.views_publish(user_id=user_id, view=home_view(view), **extra)
+            await self.users.client.views_publish(user_id=user_id, view=view, **extra)
         except Exception as exc:  # nothing to apologise in: the next opening draws it again
             log.warning("slack: publishing the Home tab of %s failed: %s", user_id, error_code(exc))
 
