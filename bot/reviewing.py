@@ -94,7 +94,7 @@ class Reviews:
         if not due:
             return self._nothing(lang, upcoming, first=True)
         question, stamp = due[0]
-        return self._view(user, question, stamp, len(due), flt, lang)
+        return card_view(user, question, stamp, len(due), flt, lang)
 
     def review_now(self, lang: Lang) -> ReviewButton:
         """The Home tab's "Review now": the first due card, of any topic."""
@@ -130,40 +130,12 @@ class Reviews:
             user, question.id, click.stamp, rule
         )
         due, upcoming = await self._due(user, click.flt)
-        order = _order(user, question)
-        chosen = LETTERS[order.index(click.option)]
-        right = LETTERS[order.index(question.answer)]
-        right_text = question.options[question.answer].get(lang)
-        if correct:
-            headline = t(lang, "feedback_correct", letter=right, text=right_text)
-        else:
-            headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
-        if not rescheduled:
-            headline += " " + t(lang, "review_already")
-        nav = Click("n", lang, click.flt)
-        buttons = (
-            ReviewButton("next", t(lang, "review_next"), encode(nav)),
-            ReviewButton("stop", t(lang, "review_stop"), encode(Click("s", lang, click.flt))),
-        )
         footer = (
             t(lang, "review_left", count=len(due))
             if due
             else self._nothing(lang, upcoming, first=False).text
         )
-        return ReviewResult(
-            lang=lang,
-            title=t(lang, "review_title"),
-            question_id=question.id,
-            prompt=question.prompt.get(lang),
-            correct=correct,
-            rescheduled=rescheduled,
-            headline=headline,
-            explanation=question.explanation.get(lang),
-            why_label=t(lang, "why"),
-            footer=footer,
-            remaining=len(due),
-            buttons=buttons if due else (),
-        )
+        return result_view(user, question, click, rescheduled, len(due), footer)
 
     async def _due(
         self, user: UserRef, flt: Filter
@@ -183,32 +155,6 @@ class Reviews:
                 upcoming = due_at
         return due, upcoming
 
-    def _view(
-        self, user: UserRef, question: Question, stamp: int, due: int, flt: Filter, lang: Lang
-    ) -> ReviewView:
-        order = _order(user, question)
-        options = tuple(
-            OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
-        )
-        buttons = tuple(
-            ReviewButton(
-                "answer",
-                LETTERS[i],
-                encode(Click("a", lang, flt, question.id, src, stamp)),
-            )
-            for i, src in enumerate(order)
-        )
-        return ReviewView(
-            lang=lang,
-            title=t(lang, "review_title"),
-            question_id=question.id,
-            prompt=question.prompt.get(lang),
-            options=options,
-            due_line=t(lang, "review_due", count=due),
-            due=due,
-            buttons=buttons,
-        )
-
     def _nothing(self, lang: Lang, upcoming: datetime | None, *, first: bool) -> NoticeView:
         key = "review_none" if first else "review_done"
         text = t(lang, key)
@@ -216,6 +162,69 @@ class Reviews:
             when = upcoming.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
             text += " " + t(lang, "review_next_due", when=when)
         return NoticeView(lang, text)
+
+
+def card_view(
+    user: UserRef, question: Question, stamp: int, due: int, flt: Filter, lang: Lang
+) -> ReviewView:
+    order = _order(user, question)
+    options = tuple(
+        OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
+    )
+    buttons = tuple(
+        ReviewButton(
+            "answer",
+            LETTERS[i],
+            encode(Click("a", lang, flt, question.id, src, stamp)),
+        )
+        for i, src in enumerate(order)
+    )
+    return ReviewView(
+        lang=lang,
+        title=t(lang, "review_title"),
+        question_id=question.id,
+        prompt=question.prompt.get(lang),
+        options=options,
+        due_line=t(lang, "review_due", count=due),
+        due=due,
+        buttons=buttons,
+    )
+
+
+def result_view(
+    user: UserRef, question: Question, click: Click, rescheduled: bool, remaining: int, footer: str
+) -> ReviewResult:
+    """The verdict on a review answer, with the explanation; Next and Stop while cards remain."""
+    lang = click.lang
+    correct = click.option == question.answer
+    order = _order(user, question)
+    chosen = LETTERS[order.index(click.option)]
+    right = LETTERS[order.index(question.answer)]
+    right_text = question.options[question.answer].get(lang)
+    if correct:
+        headline = t(lang, "feedback_correct", letter=right, text=right_text)
+    else:
+        headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
+    if not rescheduled:
+        headline += " " + t(lang, "review_already")
+    buttons = (
+        ReviewButton("next", t(lang, "review_next"), encode(Click("n", lang, click.flt))),
+        ReviewButton("stop", t(lang, "review_stop"), encode(Click("s", lang, click.flt))),
+    )
+    return ReviewResult(
+        lang=lang,
+        title=t(lang, "review_title"),
+        question_id=question.id,
+        prompt=question.prompt.get(lang),
+        correct=correct,
+        rescheduled=rescheduled,
+        headline=headline,
+        explanation=question.explanation.get(lang),
+        why_label=t(lang, "why"),
+        footer=footer,
+        remaining=remaining,
+        buttons=buttons if remaining else (),
+    )
 
 
 def _order(user: UserRef, question: Question) -> tuple[int, ...]:
