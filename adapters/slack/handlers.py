@@ -61,7 +61,7 @@ from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
-from bot.views import Feedback, NoticeView
+from bot.views import Feedback, NoticeView, ReviewResult, ReviewView
 
 log = logging.getLogger(__name__)
 
@@ -183,29 +183,40 @@ class SlackHandlers:
             await ack()
             log.warning("slack: ignored a %s", click)  # ShapeCheck refuses these first
             return None
+        try:  # bounded like answer clicks: overload slows acknowledgements
+            await asyncio.wait_for(self._slots.acquire(), ADMIT_SECONDS)
+        except TimeoutError:
+            log.warning("too many clicks at once: refused a review click (nothing recorded)")
+            return BoltResponse(status=503, body="")
         name = self.users.known_name(click.user, team=click.team)
         who = UserRef(PLATFORM, click.team, click.user, name or click.handle)
         try:
             step = await self.quiz.reviews.click(who, click.value)
         except Exception:
+            self._slots.release()
             log.exception("the review click of %s failed: not acknowledged", click.user)
             return BoltResponse(status=500, body="")
         await ack()  # recorded: now Slack may be told
-        if step is None:
-            if not click.home:
-                self._later(self._invalid_button(click))
-            return None
-        if click.home:
-            if isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
-                self._later(self._home(click.team, click.user))
-            else:
-                blocks = review_message(step).blocks
-                self._later(
-                    self._publish(click.team, click.user, {"type": "home", "blocks": blocks})
-                )
-            return None
-        self._later(self.replies.send(click.response_url, review_message(step), replace=True))
+        self._later(self._reviewed(click, step))
         return None
+
+    async def _reviewed(
+        self, click: Click, step: ReviewView | ReviewResult | NoticeView | None
+    ) -> None:
+        """The review's next step, where the click came from; then the click's slot is free."""
+        try:
+            if step is None:
+                if not click.home:
+                    await self._invalid_button(click)
+            elif not click.home:
+                await self.replies.send(click.response_url, review_message(step), replace=True)
+            elif isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
+                await self._home(click.team, click.user)
+            else:
+                page = {"type": "home", "blocks": review_message(step).blocks}
+                await self._publish(click.team, click.user, page)
+        finally:
+            self._slots.release()
 
     async def on_home(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """Someone opened the app's Home tab: publish their page, fresh (it is drawn only when
