@@ -48,6 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--db", help=DB_HELP)
     play.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
 
+    review = sub.add_parser("review", help="review your due cards in the terminal")
+    review.add_argument("--lang", choices=LANGS, default="en")
+    review.add_argument("--player", default="you", help="whose cards (as in `zeroquiz play`)")
+    review.add_argument("--topic", help="only cards of this tag (offload, zeropp, ...)")
+    review.add_argument("--level", help="only cards of this difficulty (as in `zeroquiz play`)")
+    review.add_argument("--db", help=DB_HELP)
+    review.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
+
     serve = sub.add_parser("serve", help="run every chat adapter configured in the environment")
     serve.add_argument("--db", help=DB_HELP)
     serve.add_argument("--host", help="HTTP host for Slack's HTTP mode ($ZEROQUIZ_HTTP_HOST)")
@@ -109,6 +117,7 @@ def cmd_export(paths: Sequence[str]) -> int:
 
 async def cmd_play(args: argparse.Namespace) -> int:
     from adapters.console.play import play, stdin_reader
+    from adapters.console.review import review
 
     try:
         bank = load_bank(args.questions)
@@ -123,6 +132,16 @@ async def cmd_play(args: argparse.Namespace) -> int:
         return storage_exit(exc)
     try:
         quiz = build_quiz(store, bank, SystemClock(), random.Random())
+        if args.command == "review":
+            return await review(
+                quiz,
+                lang=args.lang,
+                player=args.player,
+                words=tuple(w for w in (args.topic, args.level) if w),
+                read_line=stdin_reader(sys.stdin),
+                out=sys.stdout,
+                echo=not sys.stdin.isatty(),
+            )
         return await play(
             quiz,
             lang=args.lang,
@@ -144,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_validate(args.paths)
         if args.command == "export":
             return cmd_export(args.paths)
-        if args.command == "play":
+        if args.command in ("play", "review"):
             return asyncio.run(cmd_play(args))
         if args.command == "copy":
             from adapters.copycmd import cmd_copy

@@ -18,9 +18,17 @@ from bot.ports import Refused, Unavailable
 from bot.quiz import Quiz
 from bot.runs import MAX_RUN
 from bot.topics import NO_FILTER, Filter, UnknownTopic, matching, parse_filter, topics
-from bot.views import PERIODS, LeaderboardView, NoticeView, Period, QuestionView, StatsView
+from bot.views import (
+    PERIODS,
+    LeaderboardView,
+    NoticeView,
+    Period,
+    QuestionView,
+    ReviewView,
+    StatsView,
+)
 
-Reply = NoticeView | LeaderboardView | StatsView
+Reply = NoticeView | LeaderboardView | StatsView | ReviewView
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,14 @@ async def _stats(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     return await quiz.stats(ctx.user, lang=lang)
 
 
+async def _review(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """`review [topic] [level]`: the person's due cards, privately (bot/reviewing.py)."""
+    flt = _filter(quiz, command.args, lang)
+    if isinstance(flt, NoticeView):
+        return flt
+    return await quiz.reviews.start(ctx.user, flt, lang)
+
+
 async def _close(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     return await quiz.close_latest(ctx.channel)
 
@@ -142,6 +158,7 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("start", _start, usage="N [topic] [easy|medium|hard]", posts=True),
     Spec("leaderboard", _leaderboard, usage="[week|month|all]"),
     Spec("stats", _stats),
+    Spec("review", _review, usage="[topic] [easy|medium|hard]"),
     Spec("close", _close, admin=True, posts=True),
     Spec("lang", _lang, usage="en|id", admin=True),
     Spec("daily", _daily, usage="09:00 Asia/Jakarta [mon-fri] [8h]", admin=True, posts=True),

@@ -17,6 +17,7 @@ from bot.views import (
     Period,
     QuestionView,
     RevealView,
+    ReviewButton,
     ScheduleLine,
     SpreadRow,
     StatsView,
@@ -235,9 +236,13 @@ def stats_view(
 
 
 def home_view(
-    stats: StatsView, week: LeaderboardView, schedules: tuple[ScheduleLine, ...] | None
+    stats: StatsView,
+    week: LeaderboardView,
+    schedules: tuple[ScheduleLine, ...] | None,
+    review: ReviewButton | None = None,
 ) -> HomeView:
-    """A person's Home page from their stats and this week's board (asked with their line)."""
+    """A person's Home page from their stats and this week's board (asked with their line);
+    `review`, the "Review now" button, shows only while cards are due."""
     lang = stats.lang
     return HomeView(
         lang=lang,
@@ -251,4 +256,5 @@ def home_view(
         schedules=schedules,
         schedules_empty=t(lang, "home_daily_none"),
         footer=t(lang, "home_refreshed"),
+        review=review if stats.due_now else None,
     )

@@ -18,6 +18,7 @@ from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.ports import ChatPort
 from bot.reveals import Reveals
+from bot.reviewing import Reviews
 from bot.rounds import Rounds
 from bot.runs import Runs
 from bot.storage import CloseReason, RoundRecord, Store
@@ -56,6 +57,7 @@ class Quiz:
         self.delivery: Delivery = rounds.delivery
         self.ports: dict[str, ChatPort] = rounds.delivery.ports
         self.default_window = rounds.default_window
+        self.reviews = Reviews(self.store, self.bank, self.clock)  # the personal review
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
@@ -202,7 +204,7 @@ class Quiz:
         schedules = None
         if is_admin:
             schedules = await self.daily.team_lines(team, lang) if self.daily else ()
-        return presenter.home_view(stats, week, schedules)
+        return presenter.home_view(stats, week, schedules, self.reviews.review_now(lang))
 
     async def stats(self, user: UserRef, *, lang: Lang) -> StatsView:
         history = await self.store.scores.answer_history(user)

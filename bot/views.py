@@ -159,7 +159,54 @@ class HomeView:
     schedules: tuple[ScheduleLine, ...] | None
     schedules_empty: str
     footer: str
+    review: ReviewButton | None = None  # "Review now", when cards are due
 
     @property
     def is_new(self) -> bool:
         return self.stats.answered == 0
+
+
+ReviewAction = Literal["answer", "next", "stop"]
+
+
+@dataclass(frozen=True)
+class ReviewButton:
+    """A button of the private review: its label and the token that carries everything the
+    click needs (bot/reviewing.py reads it back), so a click after a restart still works."""
+
+    kind: ReviewAction
+    label: str
+    token: str
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """One due card of a person's private review, to answer with its letter buttons."""
+
+    lang: Lang
+    title: str
+    question_id: str
+    prompt: str
+    options: tuple[OptionLine, ...]
+    due_line: str  # how many cards are due (this one included)
+    due: int
+    buttons: tuple[ReviewButton, ...]  # one per option, in display order
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """The answer to a review question: the verdict and explanation at once, then Next and
+    Stop (or, when nothing more is due, no buttons and `footer` says so)."""
+
+    lang: Lang
+    title: str
+    question_id: str
+    prompt: str
+    correct: bool
+    rescheduled: bool  # False: a repeated click, the card was already reviewed
+    headline: str
+    explanation: str
+    why_label: str
+    footer: str
+    remaining: int
+    buttons: tuple[ReviewButton, ...]

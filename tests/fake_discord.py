@@ -172,6 +172,8 @@ class FakeDiscord:
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}  # once identified
         self._channel_of: dict[str, str] = {}  # interaction token -> its channel
         self._threads: dict[str, Json] = {}  # id -> a thread made by thread()
+        self._clicked: dict[str, int] = {}  # component interaction token -> the message clicked
+        self.response_ids: dict[str, int] = {}  # interaction token -> the message it answered with
 
     # -- ids and objects ------------------------------------------------------------------------
     def snowflake(self) -> int:
@@ -400,10 +402,25 @@ class FakeDiscord:
             "response_message_ephemeral": ephemeral,
         }
         reply: Json = {"interaction": head}
-        if kind in (4, 7):
+        if kind == 7:  # UPDATE_MESSAGE: the message the component was on, edited in place
+            mid = self._clicked.get(token)
+            if mid is None or mid not in self.messages:
+                self.problems.append("UPDATE_MESSAGE answers an interaction without a message")
+                return self._json({"code": 50035, "message": "Invalid Form Body"}, 400)
+            message = self.messages[mid]
+            for key in ("content", "embeds", "components"):
+                if key in data:
+                    message[key] = data[key] or ([] if key != "content" else "")
+            message["edited_timestamp"] = iso(self.now())
+            head["response_message_id"] = message["id"]
+            head["response_message_ephemeral"] = bool(message["flags"] & EPHEMERAL)
+            reply["resource"] = {"type": kind, "message": message}
+            self.response_ids[token] = mid
+        elif kind == 4:
             message = self._message(self._channel_of.get(token, str(CHANNEL_ID)), data)
             head["response_message_id"] = message["id"]
             reply["resource"] = {"type": kind, "message": message}
+            self.response_ids[token] = int(message["id"])
         return await self._cut("callback", request, self._json(reply))
 
     async def followup(self, request: web.Request) -> web.Response:
@@ -703,6 +720,7 @@ class FakeDiscord:
         data = {"custom_id": custom_id, "component_type": 2}
         place = self._threads.get(message["channel_id"])
         click = self._interaction(3, self.member(who), data, None, guild, place)
+        self._clicked[str(click["token"])] = message_id
         return click | {"message": message}
 
     # -- what tests look at ---------------------------------------------------------------------

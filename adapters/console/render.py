@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from bot.i18n import t
-from bot.views import Feedback, LeaderboardView, QuestionView
+from bot.views import Feedback, LeaderboardView, QuestionView, ReviewResult, ReviewView
 
 WIDTH = 78
 
@@ -32,4 +32,15 @@ def leaderboard(view: LeaderboardView, title: str) -> str:
     lines += [f"  {line}" for line in view.lines] or [f"  {view.empty_text}"]
     if view.me_line:
         lines.append(f"  {view.me_line}")
+    return "\n".join(lines)
+
+
+def review_card(view: ReviewView) -> str:
+    lines = ["", view.title, wrap(view.prompt), ""]
+    lines += [wrap(f"{o.letter}) {o.text}", "  ") for o in view.options]
+    return "\n".join([*lines, wrap(view.due_line)])
+
+
+def review_result(view: ReviewResult) -> str:
+    lines = [wrap(view.headline), wrap(f"{view.why_label}: {view.explanation}"), wrap(view.footer)]
     return "\n".join(lines)

@@ -14,8 +14,15 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from adapters.discord.render import TEMPLATE, answer_choice, question_button_specs
-from bot.views import QuestionView
+from adapters.discord.render import (
+    REVIEW_TEMPLATE,
+    TEMPLATE,
+    answer_choice,
+    question_button_specs,
+    review_button_specs,
+    review_token,
+)
+from bot.views import NoticeView, QuestionView, ReviewResult, ReviewView
 
 
 class ClickHandler(Protocol):
@@ -25,6 +32,10 @@ class ClickHandler(Protocol):
 
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:
         """Tell the person, ephemerally, that the button is no longer valid."""
+        ...
+
+    async def on_review(self, interaction: discord.Interaction, token: str) -> None:
+        """A button of the private review: the next step replaces that ephemeral message."""
         ...
 
 
@@ -59,4 +70,40 @@ def answer_buttons(view: QuestionView) -> discord.ui.View:
     buttons = discord.ui.View(timeout=None)
     for label, custom_id in question_button_specs(view):
         buttons.add_item(AnswerButton(custom_id, label))
+    return buttons
+
+
+class ReviewButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REVIEW_TEMPLATE):
+    """A button of the private review: its custom_id holds the core's whole token, so a click
+    after a restart needs nothing kept in memory."""
+
+    def __init__(self, custom_id: str, label: str) -> None:
+        super().__init__(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id)
+        )
+        self.token = review_token(custom_id)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ReviewButton:
+        label = getattr(item, "label", None) or "?"
+        return cls(match.string, label)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        handler = cast(HasClickHandler, interaction.client).handler
+        if self.token is None:
+            await handler.on_invalid_click(interaction)
+        else:
+            await handler.on_review(interaction, self.token)
+
+
+def review_buttons(view: ReviewView | ReviewResult | NoticeView) -> discord.ui.View | None:
+    """The review step's buttons in one row, or None (the step ends the review)."""
+    specs = review_button_specs(view)
+    if not specs:
+        return None
+    buttons = discord.ui.View(timeout=None)
+    for label, custom_id in specs:
+        buttons.add_item(ReviewButton(custom_id, label))
     return buttons

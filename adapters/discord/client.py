@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord import inbound
-from adapters.discord.buttons import AnswerButton
+from adapters.discord.buttons import AnswerButton, ReviewButton
 from adapters.discord.handlers import Handler
 from adapters.discord.shards import IdentifyPacer, ShardPlan
 from adapters.discord.sync import SyncState, sync_if_changed
@@ -90,7 +90,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.pacer.max_concurrency = max(1, limits["max_concurrency"])
         if self.shard_count is None:
             self.shard_count = recommended
-        self.add_dynamic_items(AnswerButton)
+        self.add_dynamic_items(AnswerButton, ReviewButton)
         await self.tree.set_translator(CatalogueTranslator())
         self.tree.add_command(
             build_group(self.handler.on_command, lambda: topics(self.handler.quiz.bank))

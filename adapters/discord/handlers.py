@@ -17,7 +17,8 @@ import logging
 import aiohttp
 import discord
 
-from adapters.discord.render import feedback_embed, reply_embed
+from adapters.discord.buttons import review_buttons
+from adapters.discord.render import feedback_embed, reply_embed, review_embed
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
@@ -26,7 +27,7 @@ from bot.commands import POSTING_COMMANDS, Command, Context, Reply, dispatch
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
 from bot.quiz import Quiz
-from bot.views import NoticeView
+from bot.views import NoticeView, ReviewView
 
 PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
@@ -117,6 +118,25 @@ class Handler:
                     raise
                 log.info("the verdict had reached Discord after all")
 
+    async def on_review(self, interaction: discord.Interaction, token: str) -> None:
+        """A review button: the card is rescheduled (one short transaction), then the step
+        replaces the ephemeral message clicked (UPDATE_MESSAGE), within Discord's 3 seconds."""
+        if not self.gate.enter():
+            return
+        try:
+            async with apologise_on_error("a review click", lambda: self._fail(interaction, "en")):
+                step = await self.quiz.reviews.click(user_ref(interaction), token)
+                if step is None:
+                    lang = await self.quiz.channel_lang(channel_ref(interaction))
+                    invalid = NoticeView(lang, t(lang, "button_invalid"), ok=False)
+                    await self._reply(interaction, invalid)
+                    return
+                await interaction.response.edit_message(
+                    embed=review_embed(step), view=review_buttons(step)
+                )
+        finally:
+            self.gate.leave()
+
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:
         """A button under our prefix that isn't a round and an option."""
         await self._notice(interaction, "a click on an invalid button", "button_invalid")
@@ -173,11 +193,16 @@ class Handler:
 
     async def _reply(self, interaction: discord.Interaction, view: Reply) -> None:
         embed = reply_embed(view)
+        # The review's letter buttons ride in its private reply; other replies have none.
+        buttons = review_buttons(view) if isinstance(view, ReviewView) else None
+        markup: discord.ui.View = buttons if buttons is not None else discord.utils.MISSING
         if interaction.response.is_done():  # deferred (ephemeral): the reply replaces "thinking"
-            await interaction.edit_original_response(embed=embed, allowed_mentions=NO_MENTIONS)
+            await interaction.edit_original_response(
+                embed=embed, allowed_mentions=NO_MENTIONS, view=markup
+            )
         else:
             await interaction.response.send_message(
-                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS, view=markup
             )
 
     async def _fail(self, interaction: discord.Interaction, lang: Lang) -> None:

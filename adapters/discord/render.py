@@ -19,6 +19,8 @@ from bot.views import (
     NoticeView,
     QuestionView,
     RevealView,
+    ReviewResult,
+    ReviewView,
     StatsView,
 )
 
@@ -35,6 +37,11 @@ DESCRIPTION_MAX = 4096
 TEMPLATE = r"zq:a:(?s:.*)"
 # ASCII digits only (`\d` matches "٣" too) and at most 18 of them, inside SQLite's int64.
 ANSWER_ID = re.compile(r"zq:a:([0-9]{1,18}):([0-9]{1,2})")
+# The personal review's buttons: the prefix, then the core's token (bot/reviewing.py reads it
+# strictly; at most 96 characters, so the custom_id stays within Discord's 100).
+REVIEW_PREFIX = "zqr:"
+REVIEW_TEMPLATE = r"zqr:(?s:.*)"
+CUSTOM_ID_MAX = 100
 
 
 _HALF_ESCAPE = re.compile(r"\\+$")  # a markdown escape cut from the character it escapes
@@ -150,8 +157,42 @@ def stats_embed(view: StatsView) -> discord.Embed:
     return embed
 
 
-def reply_embed(view: NoticeView | LeaderboardView | StatsView) -> discord.Embed:
+def review_embed(view: ReviewView | ReviewResult | NoticeView) -> discord.Embed:
+    """A step of the private review: a due card, or its verdict with the explanation at once."""
+    if isinstance(view, NoticeView):
+        return notice_embed(view)
+    if isinstance(view, ReviewView):
+        options = "\n".join(f"**{o.letter})** {o.text}" for o in view.options)
+        embed = discord.Embed(
+            title=view.title, description=f"{view.prompt}\n\n{options}", colour=OPEN_COLOUR
+        )
+        embed.set_footer(text=clip(view.due_line, FOOTER_MAX))
+        return embed
+    colour = RIGHT_COLOUR if view.correct else WRONG_COLOUR
+    embed = discord.Embed(
+        title=view.title, description=f"{view.prompt}\n\n{view.headline}", colour=colour
+    )
+    embed.add_field(name=view.why_label, value=view.explanation, inline=False)
+    embed.set_footer(text=clip(view.footer, FOOTER_MAX))
+    return embed
+
+
+def review_button_specs(view: ReviewView | ReviewResult | NoticeView) -> list[tuple[str, str]]:
+    """(label, custom_id) of the review's buttons: the letters, or Next and Stop (one row)."""
+    if isinstance(view, NoticeView):
+        return []
+    return [(b.label, f"{REVIEW_PREFIX}{b.token}"[:CUSTOM_ID_MAX]) for b in view.buttons]
+
+
+def review_token(custom_id: str) -> str | None:
+    """The core's token from one of our review custom_ids."""
+    return custom_id[len(REVIEW_PREFIX) :] if custom_id.startswith(REVIEW_PREFIX) else None
+
+
+def reply_embed(view: NoticeView | LeaderboardView | StatsView | ReviewView) -> discord.Embed:
     """Any command reply (dispatch's Reply union) as one embed."""
+    if isinstance(view, ReviewView):
+        return review_embed(view)
     if isinstance(view, LeaderboardView):
         return leaderboard_embed(view)
     if isinstance(view, StatsView):

@@ -120,6 +120,17 @@ def _start(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("start", words))
 
 
+def _review(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="review", description=text("discord_cmd_review"))
+    @app_commands.describe(topic=text("discord_opt_topic"), level=text("discord_opt_level"))
+    @app_commands.autocomplete(topic=topic_completer(names))
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def review(
+        interaction: discord.Interaction, topic: str | None = None, level: str | None = None
+    ) -> None:
+        await run(interaction, Command("review", filter_words(topic, level)))
+
+
 def _leaderboard(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="leaderboard", description=text("discord_cmd_leaderboard"))
     @app_commands.describe(period=text("discord_opt_period"))
@@ -175,6 +186,7 @@ BINDERS: dict[str, Binder] = {
     "start": _start,
     "leaderboard": _leaderboard,
     "stats": _plain("stats"),
+    "review": _review,
     "close": _plain("close"),
     "lang": _lang,
     "daily": _daily,

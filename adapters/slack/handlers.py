@@ -37,12 +37,14 @@ from adapters.slack.render import (
     home_view,
     notice_message,
     reply_message,
+    review_message,
 )
 from adapters.slack.replies import Replies
 from adapters.slack.shapes import (
     ANSWER_ACTION,
     HOME_EVENT,
     REMOVED_EVENTS,
+    REVIEW_ACTION,
     Click,
     Event,
     Malformed,
@@ -59,7 +61,7 @@ from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
-from bot.views import Feedback, NoticeView
+from bot.views import Feedback, NoticeView, ReviewResult, ReviewView
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,7 @@ class SlackHandlers:
     def register(self, app: AsyncApp) -> None:
         app.command(COMMAND)(self.on_command)
         app.action(ANSWER_ACTION)(self.on_answer)
+        app.action(REVIEW_ACTION)(self.on_review)
         app.event(HOME_EVENT)(self.on_home)
         for event in REMOVED_EVENTS:  # app_uninstalled, tokens_revoked
             app.event(event)(self.on_removed)
@@ -171,6 +174,50 @@ class SlackHandlers:
             self._later(self._stray(parsed[0], click.message_ts))
         return None
 
+    async def on_review(self, ack: AsyncAck, body: dict[str, Any]) -> BoltResponse | None:
+        """A button of the private review. As with answers, the card is rescheduled (committed)
+        before the acknowledgement; the next step replaces the private message clicked (its
+        response_url, replace_original), or, from the Home tab, is published there."""
+        click = click_of(body)
+        if isinstance(click, Malformed):
+            await ack()
+            log.warning("slack: ignored a %s", click)  # ShapeCheck refuses these first
+            return None
+        try:  # bounded like answer clicks: overload slows acknowledgements
+            await asyncio.wait_for(self._slots.acquire(), ADMIT_SECONDS)
+        except TimeoutError:
+            log.warning("too many clicks at once: refused a review click (nothing recorded)")
+            return BoltResponse(status=503, body="")
+        name = self.users.known_name(click.user, team=click.team)
+        who = UserRef(PLATFORM, click.team, click.user, name or click.handle)
+        try:
+            step = await self.quiz.reviews.click(who, click.value)
+        except Exception:
+            self._slots.release()
+            log.exception("the review click of %s failed: not acknowledged", click.user)
+            return BoltResponse(status=500, body="")
+        await ack()  # recorded: now Slack may be told
+        self._later(self._reviewed(click, step))
+        return None
+
+    async def _reviewed(
+        self, click: Click, step: ReviewView | ReviewResult | NoticeView | None
+    ) -> None:
+        """The review's next step, where the click came from; then the click's slot is free."""
+        try:
+            if step is None:
+                if not click.home:
+                    await self._invalid_button(click)
+            elif not click.home:
+                await self.replies.send(click.response_url, review_message(step), replace=True)
+            elif isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
+                await self._home(click.team, click.user)
+            else:
+                page = {"type": "home", "blocks": review_message(step).blocks}
+                await self._publish(click.team, click.user, page)
+        finally:
+            self._slots.release()
+
     async def on_home(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """Someone opened the app's Home tab: publish their page, fresh (it is drawn only when
         opened, never on a timer). The Messages tab opening needs nothing."""
@@ -190,12 +237,20 @@ class SlackHandlers:
                 self.users.is_admin(user_id, team=team),
             )
             view = await self.quiz.home(UserRef(PLATFORM, team, user_id, name), is_admin=admin)
+        except Exception as exc:  # nothing to apologise in: the next opening draws it again
+            log.warning("slack: drawing the Home tab of %s failed: %s", user_id, error_code(exc))
+            return
+        await self._publish(team, user_id, home_view(view))
+
+    async def _publish(self, team: str, user_id: str, view: dict[str, Any]) -> None:
+        """views.publish of a person's Home tab, with the workspace's own token."""
+        try:
             token = await self.users.tokens(team) if self.users.tokens is not None else None
             if self.users.tokens is not None and token is None:
                 log.warning("slack: Home tab of %s: workspace %s is not installed", user_id, team)
                 return
             extra = {"token": token} if token is not None else {}  # this workspace's own
-            await self.users.client.views_publish(user_id=user_id, view=home_view(view), **extra)
+            await self.users.client.views_publish(user_id=user_id, view=view, **extra)
         except Exception as exc:  # nothing to apologise in: the next opening draws it again
             log.warning("slack: publishing the Home tab of %s failed: %s", user_id, error_code(exc))
 

@@ -21,6 +21,9 @@ from bot.views import (
     NoticeView,
     QuestionView,
     RevealView,
+    ReviewButton,
+    ReviewResult,
+    ReviewView,
     StatsView,
 )
 
@@ -37,6 +40,7 @@ FALLBACK_TEXT = 3000
 HOME_BLOCKS = 100  # a Home tab view holds up to 100 blocks (a message 50)
 HOME_LINE = 280  # one line of a Home list: ten of them (the top 10) fit one section
 ANSWER_ACTION_PREFIX = "zq_answer_"
+REVIEW_ACTION_PREFIX = "zqr_"  # the personal review's buttons: zqr_A..zqr_E, zqr_next, zqr_stop
 _SLOT = "\x00"
 
 
@@ -130,8 +134,46 @@ def notice_message(view: NoticeView) -> SlackMessage:
     return SlackMessage(_fallback(view.title or view.text), blocks)
 
 
-def reply_message(reply: NoticeView | LeaderboardView | StatsView) -> SlackMessage:
+def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage:
+    """A step of the private review: a due card with its letter buttons, or the verdict with
+    the explanation and Next / Stop, or the closing notice. Button values are the core's
+    tokens (at most 96 characters, well inside a value's 2000)."""
+    if isinstance(view, NoticeView):
+        return notice_message(view)
+    blocks = [_header(view.title), _section(escape(view.prompt))]
+    if isinstance(view, ReviewView):
+        blocks.append(_section("\n".join(f"*{o.letter})* {escape(o.text)}" for o in view.options)))
+        notes = [escape(view.due_line)]
+        fallback = _fallback(view.title, view.prompt)
+    else:
+        blocks.append(_section(escape(view.headline)))
+        blocks.append(_section(f"*{escape(view.why_label)}:* {escape(view.explanation)}"))
+        notes = [escape(view.footer)]
+        fallback = _fallback(view.title, view.headline)
+    if view.buttons:
+        elements = [_review_button(b) for b in view.buttons]
+        blocks.append({"type": "actions", "block_id": "zqr_review", "elements": elements})
+    blocks.append(_context(*notes))
+    return SlackMessage(fallback, blocks)
+
+
+def _review_button(button: ReviewButton) -> Block:
+    name = button.label if button.kind == "answer" else button.kind
+    element: Block = {
+        "type": "button",
+        "text": _plain(button.label, BUTTON_TEXT),
+        "action_id": f"{REVIEW_ACTION_PREFIX}{name}",
+        "value": button.token,
+    }
+    if button.kind == "next":
+        element["style"] = "primary"
+    return element
+
+
+def reply_message(reply: NoticeView | LeaderboardView | StatsView | ReviewView) -> SlackMessage:
     """The private answer to a /zeroquiz command, whatever kind of view the core returned."""
+    if isinstance(reply, ReviewView):
+        return review_message(reply)
     if isinstance(reply, LeaderboardView):
         return leaderboard_message(reply)
     if isinstance(reply, StatsView):
@@ -147,6 +189,9 @@ def home_view(view: HomeView) -> dict[str, Any]:
     else:
         stats = _section(f"*{escape(view.stats.title)}*")
         blocks.append({**stats, "fields": _fields(view.stats.lines)})
+    if view.review is not None:  # cards are due (the count is among the stats above)
+        button = {**_review_button(view.review), "action_id": f"{REVIEW_ACTION_PREFIX}home"}
+        blocks.append({"type": "actions", "block_id": "zqr_home", "elements": [button]})
     me = view.week.me_line or ""
     blocks.append(_section(f"*{escape(view.rank_title)}*\n{escape(me)}"))
     blocks.append({"type": "divider"})

@@ -39,14 +39,17 @@ class Replies:
         self._clock = clock
         self._waiting: set[asyncio.Task[None]] = set()
 
-    async def send(self, response_url: str, message: SlackMessage) -> None:
-        """Send privately to the person; a passing failure is retried later, in the background."""
+    async def send(
+        self, response_url: str, message: SlackMessage, *, replace: bool = False
+    ) -> None:
+        """Send privately to the person; a passing failure is retried later, in the background.
+        `replace`: the message replaces the private one clicked (the review's steps)."""
         received = self._clock.now()
         payload = {
             "text": message.text,
             "blocks": message.blocks,
             "response_type": "ephemeral",
-            "replace_original": False,
+            "replace_original": replace,
         }
         if await self._try(response_url, payload) != "again":
             return

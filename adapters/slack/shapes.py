@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
-from adapters.slack.render import ANSWER_ACTION_PREFIX
+from adapters.slack.render import ANSWER_ACTION_PREFIX, REVIEW_ACTION_PREFIX
 from adapters.text import storable
 
 COMMAND = "/zeroquiz"
 ANSWER_ACTION = re.compile(rf"^{ANSWER_ACTION_PREFIX}[A-E]$")
+REVIEW_ACTION = re.compile(rf"^{REVIEW_ACTION_PREFIX}(?:[A-E]|next|stop|home)$")
 # `round_id:option_index` as render.question_message writes it, in ASCII digits: str.isdigit
 # accepts "²" (which int() refuses) and int() accepts "٣"; 18 digits stay inside SQLite's int64.
 ANSWER_VALUE = re.compile(r"([0-9]{1,18}):([0-9]{1,2})")
@@ -79,6 +80,7 @@ class Click:
     action_id: str
     value: str
     message_ts: str | None = None  # the message clicked (a stray copy differs from the round's)
+    home: bool = False  # a review button in the Home tab: no response_url, views.publish answers
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,8 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
         return event
     if body.get("type") == "block_actions":
         click_ = click_of(body)
-        if isinstance(click_, Click) and not ANSWER_ACTION.match(click_.action_id):
+        ours = (ANSWER_ACTION, REVIEW_ACTION)
+        if isinstance(click_, Click) and not any(a.match(click_.action_id) for a in ours):
             return Unhandled("block_actions")
         return click_
     return Unhandled(_kind(body))
@@ -229,7 +232,8 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
     if channel is not None and (not isinstance(channel, dict) or not _slack_id(channel.get("id"))):
         return Malformed(kind, "channel is not an object with an ID")
     url = _url(body.get("response_url"))
-    if url is None:
+    home = _home_view(body) if REVIEW_ACTION.match(action_id) else False
+    if url is None and not home:
         return Malformed(kind, "response_url is missing or not a URL")
     handles = (_text(user.get(key), MAX_NAME) for key in ("name", "username"))
     return Click(
@@ -237,10 +241,11 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
         user=user["id"],
         handle=next((h for h in handles if h), ""),
         channel=channel["id"] if channel else None,
-        response_url=url,
+        response_url=url or "",
         action_id=action_id,
         value=value,
         message_ts=_message_ts(body),
+        home=home,
     )
 
 
@@ -275,6 +280,13 @@ def event_of(body: Mapping[str, Any]) -> Event | Malformed:
             return Malformed(kind, "event.tab is not a string")
         return Event(team, event_type, user=user, tab=tab)
     return Event(team, event_type)
+
+
+def _home_view(body: Mapping[str, Any]) -> bool:
+    """Whether the click came from the app's Home tab (a view of type home, which carries no
+    response_url): only review buttons live there."""
+    view = body.get("view")
+    return isinstance(view, dict) and view.get("type") == "home"
 
 
 def _message_ts(body: Mapping[str, Any]) -> str | None:

@@ -8,7 +8,7 @@ an answer that was acknowledged, and a second click never reschedules it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from bot.model import UserRef
@@ -90,3 +90,49 @@ class Cards:
                 question_id,
             )
         return None if value is None else from_ms(int(value))
+
+    # -- the personal review (bot/reviewing.py) ---------------------------------------------------
+    async def of(self, user: UserRef) -> list[tuple[str, datetime]]:
+        """All the person's cards (question id, due), soonest (most overdue) first."""
+        async with self._e.snapshot() as conn:
+            rows = await conn.fetch(
+                f"""SELECT c.question_id, c.due_at FROM cards c {_MINE}
+                    ORDER BY c.due_at, c.question_id""",
+                user.platform,
+                user.team,
+                user.user,
+            )
+        return [(str(r["question_id"]), from_ms(int(r["due_at"]))) for r in rows]
+
+    async def review(
+        self, user: UserRef, question_id: str, stamp: int, rule: Callable[[str], CardState]
+    ) -> bool:
+        """Reschedule the card with `rule(state)` only if it is still due at `stamp` (the due
+        time, in ms, the review showed): a second click finds it moved and changes nothing."""
+        async with self._e.transaction() as conn:
+            row = await conn.fetchrow(
+                f"""SELECT c.player_id, c.state, c.due_at FROM cards c {_MINE}
+                    AND c.question_id = $4""",
+                user.platform,
+                user.team,
+                user.user,
+                question_id,
+            )
+            if row is None or int(row["due_at"]) != stamp:
+                return False
+            card = rule(str(row["state"]))
+            changed = await conn.execute(
+                """UPDATE cards SET state = $1, due_at = $2, last_review_at = $3
+                   WHERE player_id = $4 AND question_id = $5 AND due_at = $6""",
+                card.state,
+                to_ms(card.due_at),
+                to_ms(card.last_review_at),
+                int(row["player_id"]),
+                question_id,
+                stamp,
+            )
+            return changed > 0
+
+
+_MINE = """JOIN players p ON p.id = c.player_id JOIN teams t ON t.id = p.team_id
+    WHERE t.platform = $1 AND t.team = $2 AND p.platform_user = $3"""

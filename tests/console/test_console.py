@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import peek, poke
+
+from bot.bank import load_bank
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -82,3 +86,65 @@ def test_an_unknown_topic_lists_the_topics_and_plays_nothing(tmp_path: Path) -> 
     assert result.returncode == 1
     assert "Tidak ada topik" in result.stdout and "offload" in result.stdout
     assert "Question 1" not in result.stdout and "Soal 1" not in result.stdout
+
+
+def review(args: list[str], stdin: str, cwd: Path, db: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ZEROQUIZ_DB"}
+    env["ZEROQUIZ_DB"] = str(db)
+    return subprocess.run(
+        [*zeroquiz(), "review", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_review_brings_back_the_cards_played_and_leaves_scores_alone(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    played = play(["--count", "3", "--player", "ana"], "a\nb\nc\n", tmp_path, db)
+    assert played.returncode == 0, played.stderr
+    none = review(["--player", "ana"], "", tmp_path, db)
+    assert none.returncode == 0, none.stderr
+    assert "Nothing to review right now." in none.stdout and "next card is due" in none.stdout
+    answers = peek(db, "SELECT COUNT(*) FROM answers")
+    poke(db, "UPDATE cards SET due_at = 1000")  # a day later, as far as the cards can tell
+    result = review(["--player", "ana"], "x\na\nb\nc\n", tmp_path, db)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("ZeroQuiz · Review") == 3
+    assert "Cards due for review: 3." in out and "Cards due for review: 1." in out
+    assert out.count("Why: ") == 3 and "Type one of the letters" in out
+    assert "That was the last card due." in out
+    assert peek(db, "SELECT COUNT(*) FROM answers") == answers  # only the cards changed
+    again = review(["--player", "ana"], "a\n", tmp_path, db)
+    assert "Nothing to review right now." in again.stdout
+    other = review(["--player", "bob"], "", tmp_path, db)  # someone else's cards are theirs
+    assert "Nothing to review right now." in other.stdout and "next card" not in other.stdout
+
+
+def test_review_stops_on_q_filters_and_speaks_indonesian(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    assert play(["--count", "2", "--player", "ana"], "a\na\n", tmp_path, db).returncode == 0
+    poke(db, "UPDATE cards SET due_at = 1000")
+    stopped = review(["--player", "ana", "--lang", "id"], "q\n", tmp_path, db)
+    assert stopped.returncode == 0, stopped.stderr
+    assert "ZeroQuiz · Ulasan" in stopped.stdout and "Ulasan dihentikan" in stopped.stdout
+    assert "Penjelasan" not in stopped.stdout  # stopped before answering
+    unknown = review(["--player", "ana", "--topic", "nosuch"], "", tmp_path, db)
+    assert unknown.returncode == 1 and "nosuch" in unknown.stdout and "offload" in unknown.stdout
+    bank = load_bank()
+    carded = [bank.get(str(qid)) for (qid,) in peek(db, "SELECT question_id FROM cards")]
+    tags = {tag for q in carded if q is not None for tag in q.tags}
+    first = carded[0]
+    assert first is not None
+    other = next(tag for q in bank.questions for tag in q.tags if tag not in tags)
+    hit = review(["--player", "ana", "--topic", first.tags[0]], "q\n", tmp_path, db)
+    shown = " ".join(hit.stdout.split())
+    tagged = [q for q in carded if q is not None and first.tags[0] in q.tags]
+    assert any(" ".join(q.prompt.en.split())[:40] in shown for q in tagged)
+    assert f"Cards due for review: {len(tagged)}." in shown
+    miss = review(["--player", "ana", "--topic", other], "", tmp_path, db)
+    assert miss.returncode == 0 and "Nothing to review right now." in miss.stdout

@@ -18,7 +18,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
         "bot.daily.spec", "bot.daily.timing"),
     1: ("bot.storage", "bot.ports"),
     2: ("bot.presenter", "bot.delivery", "bot.review"),
-    3: ("bot.rounds",),
+    3: ("bot.rounds", "bot.reviewing"),
     4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler"),
     5: ("bot.quiz",),
     6: ("bot.commands", "bot.app"),

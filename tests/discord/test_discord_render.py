@@ -11,19 +11,24 @@ import discord
 import pytest
 from fake_discord import Json, message_problems, validator
 from helpers import round_row
+from review_cases import longest as review_longest
+from review_cases import review_views
 
-from adapters.discord.buttons import answer_buttons
+from adapters.discord.buttons import answer_buttons, review_buttons
 from adapters.discord.render import (
     bar,
     feedback_embed,
     leaderboard_embed,
     question_embed,
     reveal_embed,
+    review_embed,
+    review_token,
 )
 from bot import presenter
 from bot.bank import Bank
 from bot.bank.limits import MAX_EXPLANATION, MAX_OPTION, MAX_OPTIONS, MAX_PROMPT
 from bot.model import LANGS, Lang, Question, Text
+from bot.reviewing import decode
 from bot.storage import RoundRecord
 from bot.views import LeaderRow
 
@@ -163,3 +168,24 @@ def test_names_show_as_typed_not_as_markdown() -> None:
     assert "1. \\*\\*Ada\\*\\* \\_x\\_ · 10 pts" in description
     assert "2. a\\|b\\`c · 0 pts" in description
     assert "**Ada**" not in description
+
+
+def test_every_review_step_fits_with_its_buttons(bank: Bank) -> None:
+    """The personal review's card and verdicts, for every bundled question and the longest."""
+    for question in [*bank.questions, review_longest()]:
+        for view in review_views(question):
+            embed = review_embed(view)
+            assert_fits(embed)
+            buttons = review_buttons(view)
+            rows = buttons.to_components() if buttons is not None else []
+            assert len(rows) <= 1
+            for button in rows[0]["components"] if rows else []:
+                assert len(button["label"]) <= 80 and 1 <= len(button["custom_id"]) <= 100
+                token = review_token(button["custom_id"])
+                assert token is not None and decode(token) is not None
+            body = {
+                "embeds": [embed.to_dict()],
+                "components": rows,
+                "allowed_mentions": {"parse": []},
+            }
+            assert_valid_message(body)

@@ -7,6 +7,7 @@ import re
 import pytest
 from fake_slack import block_problems, shown, texts
 from helpers import round_row
+from review_cases import longest, review_views
 
 from adapters.slack import render as blocks
 from adapters.slack.mrkdwn import clip, escape
@@ -192,3 +193,17 @@ def test_clip_never_cuts_an_entity_in_half() -> None:
 
 def test_bundled_bank_is_the_one_rendered(bank: Bank) -> None:
     assert [q.id for q in bank.questions] == [q.id for q in BANK.questions]
+
+
+def test_every_review_step_renders_within_block_kit_limits() -> None:
+    """The personal review's card and verdicts, for every bundled question and the longest."""
+    for question in [*BANK.questions, longest()]:
+        for view in review_views(question):
+            message = blocks.review_message(view)
+            assert_fits(message)
+            text = shown(message.blocks)
+            assert escape(view.prompt)[:100] in text
+            labels = [b.label for b in view.buttons]
+            actions = [b for b in message.blocks if b["type"] == "actions"]
+            assert [e["text"]["text"] for a in actions for e in a["elements"]] == labels
+            assert all(e["action_id"].startswith("zqr_") for a in actions for e in a["elements"])

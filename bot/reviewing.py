@@ -1,0 +1,244 @@
+"""The personal review: a person's due cards, one private question at a time, most overdue first.
+
+A review answer reschedules only the card (bot/review.py's FSRS rule): never the answers table,
+totals or leaderboards. A button's token holds everything its click needs (the question, the
+option, the due time the card had when shown, the language and the filter), so no state lives
+in memory and a click after a restart works. The due time makes a repeated click harmless: the
+card is rescheduled only while it still has that due time (storage compares and sets).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bot import review
+from bot.bank import Bank
+from bot.clock import Clock
+from bot.i18n import t
+from bot.model import LETTERS, Lang, Question, UserRef
+from bot.periods import to_ms
+from bot.shuffle import permutation
+from bot.storage import CardState, Store
+from bot.topics import NO_FILTER, Filter, parse_level
+from bot.views import NoticeView, OptionLine, ReviewButton, ReviewResult, ReviewView
+
+TOKEN_MAX = 96  # leaves room for an adapter's prefix inside Discord's 100-character custom_id
+_SEP = "|"
+
+
+@dataclass(frozen=True)
+class Click:
+    """A review button read back: answer (question, option in bank order, due stamp), next or
+    stop; with the language and filter of the review it belongs to."""
+
+    kind: str  # "a", "n" or "s"
+    lang: Lang
+    flt: Filter
+    question_id: str = ""
+    option: int = 0
+    stamp: int = 0
+
+
+def encode(click: Click) -> str:
+    """The token of a button; the topic is dropped rather than let it overflow TOKEN_MAX."""
+    lang = "i" if click.lang == "id" else "e"
+    level = str(click.flt.level or "")
+    fields = [click.kind + lang]
+    if click.kind == "a":
+        fields += [click.question_id, str(click.option), _b36(click.stamp)]
+    token = _SEP.join([*fields, level, click.flt.topic or ""])
+    if len(token) > TOKEN_MAX:
+        token = _SEP.join([*fields, level, ""])
+    return token
+
+
+def decode(token: str) -> Click | None:
+    """A token back to its click, or None if it isn't one this code wrote."""
+    if len(token) > TOKEN_MAX or len(token) < 2:
+        return None
+    head, *fields = token.split(_SEP)
+    if len(head) != 2 or head[0] not in "ans" or head[1] not in "ei":
+        return None
+    lang: Lang = "id" if head[1] == "i" else "en"
+    answer = head[0] == "a"
+    if len(fields) != (5 if answer else 2):
+        return None
+    level_word, topic = fields[-2], fields[-1]
+    level = parse_level(level_word) if level_word else None
+    if level_word and (level is None or not level_word.isdigit()):
+        return None
+    flt = Filter(topic or None, level)
+    if not answer:
+        return Click(head[0], lang, flt)
+    qid, option, stamp = fields[0], fields[1], fields[2]
+    if not qid or not option.isascii() or not option.isdigit() or len(option) > 1:
+        return None
+    try:
+        stamp_ms = int(stamp, 36)
+    except ValueError:
+        return None
+    return Click("a", lang, flt, qid, int(option), stamp_ms)
+
+
+class Reviews:
+    def __init__(self, store: Store, bank: Bank, clock: Clock) -> None:
+        self._store = store
+        self._bank = bank
+        self._clock = clock
+
+    async def start(self, user: UserRef, flt: Filter, lang: Lang) -> ReviewView | NoticeView:
+        """The first due card, or a notice that nothing is due (and when the next card is)."""
+        due, upcoming = await self._due(user, flt)
+        if not due:
+            return self._nothing(lang, upcoming, first=True)
+        question, stamp = due[0]
+        return card_view(user, question, stamp, len(due), flt, lang)
+
+    def review_now(self, lang: Lang) -> ReviewButton:
+        """The Home tab's "Review now": the first due card, of any topic."""
+        return ReviewButton(
+            "next", t(lang, "home_review_button"), encode(Click("n", lang, NO_FILTER))
+        )
+
+    async def click(
+        self, user: UserRef, token: str
+    ) -> ReviewView | ReviewResult | NoticeView | None:
+        """A review button: its answer, the next card, or the end; None for a foreign token."""
+        click = decode(token)
+        if click is None:
+            return None
+        if click.kind == "s":
+            return NoticeView(click.lang, t(click.lang, "review_stopped"))
+        if click.kind == "n":
+            return await self.start(user, click.flt, click.lang)
+        return await self.answer(user, click)
+
+    async def answer(self, user: UserRef, click: Click) -> ReviewResult | NoticeView:
+        lang = click.lang
+        question = self._bank.get(click.question_id)
+        if question is None or not 0 <= click.option < len(question.options):
+            return NoticeView(lang, t(lang, "button_invalid"), ok=False)
+        correct = click.option == question.answer
+        now = self._clock.now()
+
+        def rule(state: str) -> CardState:
+            return review.next_card(state, correct, now)
+
+        rescheduled = to_ms(now) >= click.stamp and await self._store.cards.review(
+            user, question.id, click.stamp, rule
+        )
+        due, upcoming = await self._due(user, click.flt)
+        footer = (
+            t(lang, "review_left", count=len(due))
+            if due
+            else self._nothing(lang, upcoming, first=False).text
+        )
+        return result_view(user, question, click, rescheduled, len(due), footer)
+
+    async def _due(
+        self, user: UserRef, flt: Filter
+    ) -> tuple[list[tuple[Question, int]], datetime | None]:
+        """The person's due cards of bank questions matching the filter, most overdue first
+        (with each card's due stamp), and when the next one not yet due will be."""
+        now = self._clock.now()
+        due: list[tuple[Question, int]] = []
+        upcoming: datetime | None = None
+        for question_id, due_at in await self._store.cards.of(user):
+            question = self._bank.get(question_id)
+            if question is None or not flt.matches(question):
+                continue
+            if due_at <= now:
+                due.append((question, to_ms(due_at)))
+            elif upcoming is None:
+                upcoming = due_at
+        return due, upcoming
+
+    def _nothing(self, lang: Lang, upcoming: datetime | None, *, first: bool) -> NoticeView:
+        key = "review_none" if first else "review_done"
+        text = t(lang, key)
+        if upcoming is not None:
+            when = upcoming.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+            text += " " + t(lang, "review_next_due", when=when)
+        return NoticeView(lang, text)
+
+
+def card_view(
+    user: UserRef, question: Question, stamp: int, due: int, flt: Filter, lang: Lang
+) -> ReviewView:
+    order = _order(user, question)
+    options = tuple(
+        OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
+    )
+    buttons = tuple(
+        ReviewButton(
+            "answer",
+            LETTERS[i],
+            encode(Click("a", lang, flt, question.id, src, stamp)),
+        )
+        for i, src in enumerate(order)
+    )
+    return ReviewView(
+        lang=lang,
+        title=t(lang, "review_title"),
+        question_id=question.id,
+        prompt=question.prompt.get(lang),
+        options=options,
+        due_line=t(lang, "review_due", count=due),
+        due=due,
+        buttons=buttons,
+    )
+
+
+def result_view(
+    user: UserRef, question: Question, click: Click, rescheduled: bool, remaining: int, footer: str
+) -> ReviewResult:
+    """The verdict on a review answer, with the explanation; Next and Stop while cards remain."""
+    lang = click.lang
+    correct = click.option == question.answer
+    order = _order(user, question)
+    chosen = LETTERS[order.index(click.option)]
+    right = LETTERS[order.index(question.answer)]
+    right_text = question.options[question.answer].get(lang)
+    if correct:
+        headline = t(lang, "feedback_correct", letter=right, text=right_text)
+    else:
+        headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
+    if not rescheduled:
+        headline += " " + t(lang, "review_already")
+    buttons = (
+        ReviewButton("next", t(lang, "review_next"), encode(Click("n", lang, click.flt))),
+        ReviewButton("stop", t(lang, "review_stop"), encode(Click("s", lang, click.flt))),
+    )
+    return ReviewResult(
+        lang=lang,
+        title=t(lang, "review_title"),
+        question_id=question.id,
+        prompt=question.prompt.get(lang),
+        correct=correct,
+        rescheduled=rescheduled,
+        headline=headline,
+        explanation=question.explanation.get(lang),
+        why_label=t(lang, "why"),
+        footer=footer,
+        remaining=remaining,
+        buttons=buttons if remaining else (),
+    )
+
+
+def _order(user: UserRef, question: Question) -> tuple[int, ...]:
+    """The option order of this person's review of this question: seeded from stable data, so
+    every rendering (after a restart too) shows the same letters."""
+    seed = zlib.crc32(f"{user.platform}:{user.team}:{user.user}:{question.id}".encode())
+    return permutation(seed, len(question.options))
+
+
+def _b36(value: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rest = divmod(value, 36)
+        out = digits[rest] + out
+        if value == 0:
+            return out
