@@ -169,4 +169,12 @@ MESSAGES: dict[str, str] = {
     "term_leaderboard": "Local leaderboard (all time)",
     "term_bye": "Bye! Run `zeroquiz play` again for more questions.",
     "term_no_questions": "The question bank is empty.",
+    # stop, run filters kept, daily topics (issue 11: `/zeroquiz stop`, daily topics)
+    "help_cmd_stop": "end this channel's run now: the open question is revealed and the standings shown (who started the run, or admins)",
+    "discord_cmd_stop": "End this channel's run now (who started it, or Manage Server)",
+    "run_stopped": "Run stopped: the open question is revealed and the standings so far are posted.",
+    "stop_no_run": "No run is going in this channel.",
+    "stop_not_allowed": "Only the person who started this run, or an admin, can stop it.",
+    "daily_topics": "Questions on: {topics}.",
+    "daily_topics_hint": "Words after the days can also be topics: {topics}.",
 }

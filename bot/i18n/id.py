@@ -174,4 +174,12 @@ MESSAGES: dict[str, str] = {
     "term_leaderboard": "Papan skor lokal (sepanjang waktu)",
     "term_bye": "Sampai jumpa! Jalankan `zeroquiz play` lagi untuk soal berikutnya.",
     "term_no_questions": "Bank soal kosong.",
+    # stop, run filters kept, daily topics (issue 11: `/zeroquiz stop`, daily topics)
+    "help_cmd_stop": "akhiri sesi di channel ini sekarang: soal yang terbuka diungkap dan klasemen ditampilkan (yang memulai sesi, atau admin)",
+    "discord_cmd_stop": "Akhiri sesi di channel ini sekarang (yang memulainya, atau Manage Server)",
+    "run_stopped": "Sesi dihentikan: soal yang terbuka diungkap dan klasemen sejauh ini diumumkan.",
+    "stop_no_run": "Tidak ada sesi yang sedang berjalan di channel ini.",
+    "stop_not_allowed": "Hanya orang yang memulai sesi ini, atau admin, yang bisa menghentikannya.",
+    "daily_topics": "Soal tentang: {topics}.",
+    "daily_topics_hint": "Kata setelah hari juga bisa berupa topik: {topics}.",
 }
