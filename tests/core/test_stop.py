@@ -14,7 +14,7 @@ from pg_server import on_both_backends
 
 from bot.bank import Bank
 from bot.clock import FakeClock
-from bot.commands import Context, dispatch, parse_text
+from bot.commands import Context, dispatch, help_view, parse_text
 from bot.model import Lang, UserRef
 from bot.quiz import Quiz
 from bot.storage import Store
@@ -212,3 +212,12 @@ async def test_a_filtered_run_cut_by_a_restart_goes_on_with_its_filter(
         assert standings.title == "ZeroQuiz · Results of this run"
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "says"),
+    [("en", "end this channel's run now"), ("id", "akhiri sesi di channel ini sekarang")],
+)
+def test_help_shows_stop(lang: Lang, says: str) -> None:
+    [line] = [x for x in help_view(lang).text.splitlines() if x.startswith("`/zeroquiz stop`")]
+    assert says in line
