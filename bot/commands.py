@@ -116,6 +116,11 @@ async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     return await _post(quiz, ctx, lang, count, flt)
 
 
+async def _stop(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """Admin OR the run's starter: the handler checks (Spec.admin can only say admin)."""
+    return await quiz.stop_run(ctx.channel, ctx.user, ctx.is_admin)
+
+
 async def _leaderboard(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     period = _period(command.args)
     if period is None:
@@ -156,12 +161,15 @@ async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
 REGISTRY: tuple[Spec, ...] = (
     Spec("question", _question, usage="[topic] [easy|medium|hard]", posts=True),
     Spec("start", _start, usage="N [topic] [easy|medium|hard]", posts=True),
+    Spec("stop", _stop, posts=True),
     Spec("leaderboard", _leaderboard, usage="[week|month|all]"),
     Spec("stats", _stats),
     Spec("review", _review, usage="[topic] [easy|medium|hard]"),
     Spec("close", _close, admin=True, posts=True),
     Spec("lang", _lang, usage="en|id", admin=True),
-    Spec("daily", _daily, usage="09:00 Asia/Jakarta [mon-fri] [8h]", admin=True, posts=True),
+    Spec(
+        "daily", _daily, usage="09:00 Asia/Jakarta [mon-fri] [topics] [8h]", admin=True, posts=True
+    ),
     Spec("help", _help),
 )
 BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}
@@ -175,7 +183,7 @@ async def _post(
         result = (
             await quiz.start_round(ctx.channel, flt=flt)
             if count is None
-            else await quiz.start_run(ctx.channel, count, flt=flt)
+            else await quiz.start_run(ctx.channel, count, flt=flt, started_by=ctx.user.user)
         )
     except Refused as exc:
         return NoticeView(lang, t(lang, "cannot_post", reason=exc.reason), ok=False)

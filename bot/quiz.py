@@ -6,7 +6,7 @@ reveals, delivery, storage), none of which knows Quiz; `bot/app.py` wires them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -116,9 +116,32 @@ class Quiz:
         count: int,
         window: timedelta | None = None,
         flt: Filter = NO_FILTER,
+        started_by: str | None = None,
     ) -> NoticeView | QuestionView | None:
-        """Start N questions in a row; a notice if the count is invalid or a run is going."""
-        return await self.runs.start(channel, count, window, flt)
+        """Start N questions in a row; a notice if the count is invalid or a run is going.
+        `started_by` (a platform user id) may stop it later without being an admin."""
+        return await self.runs.start(channel, count, window, flt, started_by)
+
+    async def stop_run(
+        self, channel: ChannelRef, user: UserRef, is_admin: Callable[[], Awaitable[bool]]
+    ) -> NoticeView:
+        """`stop`: end the channel's run now, for whoever started it or an admin (asked of the
+        platform only for someone else). The run is marked finished before its open question
+        closes, so no further question follows, even after a restart or on another replica;
+        the open question is revealed as usual and the standings so far are posted."""
+        lang = await self.store.teams.channel_lang(channel)
+        run = await self.runs.current(channel)
+        if run is None:
+            return NoticeView(lang, t(lang, "stop_no_run"), ok=False)
+        if run.started_by != user.user and not await is_admin():
+            return NoticeView(lang, t(lang, "stop_not_allowed"), ok=False)
+        open_rounds = await self.runs.stop(run)
+        if open_rounds is None:  # it ended meanwhile (its last close, or another stop)
+            return NoticeView(lang, t(lang, "stop_no_run"), ok=False)
+        for round_id in open_rounds:
+            await self.close_round(round_id, "admin")
+        await self.runs.post_standings(run.id, channel, lang)
+        return NoticeView(lang, t(lang, "run_stopped"))
 
     async def end_runs(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""

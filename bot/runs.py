@@ -15,8 +15,9 @@ from bot.i18n import t
 from bot.model import ChannelRef, Lang
 from bot.ports import DeliveryError  # Refused ends the run; Unavailable posts it later
 from bot.rounds import Rounds
+from bot.storage import RunRecord
 from bot.topics import NO_FILTER, Filter, matching
-from bot.views import NoticeView, QuestionView
+from bot.views import LeaderRow, NoticeView, QuestionView
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,6 @@ MAX_RUN = 20
 class Runs:
     def __init__(self, rounds: Rounds) -> None:
         self.rounds = rounds
-        # A run's filter, in memory only (no schema change): after a restart the run goes on
-        # with the whole bank.
-        self._filters: dict[int, Filter] = {}
 
     async def start(
         self,
@@ -36,8 +34,11 @@ class Runs:
         count: int,
         window: timedelta | None = None,
         flt: Filter = NO_FILTER,
+        started_by: str | None = None,
     ) -> NoticeView | QuestionView | None:
-        """Start N questions in a row; a notice if the count is invalid or a run is going."""
+        """Start N questions in a row; a notice if the count is invalid or a run is going.
+
+        The run keeps who started it (they may stop it) and its filter, in the database."""
         limit = min(MAX_RUN, len(matching(self.rounds.bank, flt)))
         span = window or self.rounds.default_window
         store = self.rounds.store
@@ -46,12 +47,16 @@ class Runs:
             return NoticeView(lang, t(lang, "run_count_invalid", max=limit), ok=False)
         cid = await store.teams.channel_id(channel)
         run_id = await store.rounds.start_run(
-            cid, count, int(span.total_seconds() * 1000), self.rounds.now()
+            cid,
+            count,
+            int(span.total_seconds() * 1000),
+            self.rounds.now(),
+            started_by=started_by,
+            topic=flt.topic,
+            level=flt.level,
         )
         if run_id is None:
             return NoticeView(lang, t(lang, "run_busy"), ok=False)
-        if flt != NO_FILTER:
-            self._filters[run_id] = flt
         return await self.rounds.start_round(
             channel, window=span, kind="run", run=(run_id, 0), flt=flt
         )
@@ -76,18 +81,42 @@ class Runs:
                     window=timedelta(milliseconds=run.window_ms),
                     kind="run",
                     run=(row.run_id, row.run_index + 1),
-                    flt=self._filters.get(row.run_id, NO_FILTER),
+                    flt=Filter(run.topic, run.level),
                 )
             return
         await self._finish(row.run_id, row.channel_ref, row.lang)
 
     async def _finish(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
-        self._filters.pop(run_id, None)
         store = self.rounds.store
         async with store.transaction():
             if not await store.rounds.finish_run(run_id, self.rounds.now()):
                 return
             standings = await store.scores.run_standings(run_id, 10)
+        await self._post_standings(channel, lang, standings)
+
+    async def current(self, channel: ChannelRef) -> RunRecord | None:
+        """The channel's run in progress, with who started it; None if there is none."""
+        store = self.rounds.store
+        cid = await store.teams.find_channel(channel)
+        return await store.rounds.unfinished_run(cid) if cid is not None else None
+
+    async def stop(self, run: RunRecord) -> list[int] | None:
+        """Mark the run finished in the database first (so neither this process after a
+        restart nor another replica posts a further question), then return its open rounds
+        for the caller to close and reveal as usual; None if it had finished meanwhile."""
+        store = self.rounds.store
+        if not await store.rounds.finish_run(run.id, self.rounds.now()):
+            return None
+        return [row.id for row in await store.rounds.open_in_run(run.id)]
+
+    async def post_standings(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
+        """The run's standings so far, posted to the channel as a run's end posts them."""
+        standings = await self.rounds.store.scores.run_standings(run_id, 10)
+        await self._post_standings(channel, lang, standings)
+
+    async def _post_standings(
+        self, channel: ChannelRef, lang: Lang, standings: list[LeaderRow]
+    ) -> None:
         view = presenter.leaderboard_view(lang, "all", standings, None, asked=False)
         notice = NoticeView(
             lang,

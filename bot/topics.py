@@ -1,6 +1,7 @@
 """Topic and difficulty filters: the words after `question` / `start N`, in any order.
 
-A filter only chooses the question; no round or run stores it (no schema change).
+A filter only chooses the question; a run keeps its filter (storage runs.topic, runs.level) and
+a daily schedule its topics (schedules.topics), so a restart goes on with them.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ LEVELS = ("easy", "medium", "hard")
 class Filter:
     topic: str | None = None
     level: int | None = None
+    any_of: tuple[str, ...] = ()  # a daily schedule's topics: a question with one of them
 
     def matches(self, question: Question) -> bool:
         if self.topic is not None and self.topic not in question.tags:
+            return False
+        if self.any_of and not set(self.any_of) & set(question.tags):
             return False
         return self.level is None or question.difficulty == self.level
 

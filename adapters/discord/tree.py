@@ -184,6 +184,7 @@ def _daily(group: app_commands.Group, run: Runner, names: Topics) -> None:
 BINDERS: dict[str, Binder] = {
     "question": _question,
     "start": _start,
+    "stop": _plain("stop"),
     "leaderboard": _leaderboard,
     "stats": _plain("stats"),
     "review": _review,

@@ -21,6 +21,7 @@ from bot.model import ChannelRef, Lang, TeamRef
 from bot.ports import Refused
 from bot.rounds import Rounds
 from bot.storage import PostingStatus, ScheduleRecord
+from bot.topics import Filter, topics
 from bot.views import NoticeView, ScheduleLine
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,15 @@ class DailySchedules:
             return await self.show(channel, lang)
         if words[0].lower() in ("off", "stop", "mati"):
             return await self.off(channel, lang)
+        known = topics(self.rounds.bank)
         try:
-            spec = specs.parse_spec(words)
+            spec = specs.parse_spec(words, frozenset(known))
         except specs.SpecError as exc:
-            return NoticeView(lang, t(lang, exc.key, value=exc.value), ok=False)
+            text = t(lang, exc.key, value=exc.value)
+            if exc.key == "daily_bad_days" and known:  # perhaps a misspelt topic
+                listed = ", ".join(f"`{name}`" for name in known)
+                text += "\n" + t(lang, "daily_topics_hint", topics=listed)
+            return NoticeView(lang, text, ok=False)
         return await self.set(channel, spec, lang)
 
     async def set(self, channel: ChannelRef, spec: specs.DailySpec, lang: Lang) -> NoticeView:
@@ -61,6 +67,7 @@ class DailySchedules:
                 window_ms=int(spec.window.total_seconds() * 1000),
                 grace_ms=int(self.grace.total_seconds() * 1000),
                 now=now,
+                topics=spec.topics,
             )
             # The team's leaderboards follow the time zone its admins schedule in.
             await self.store.teams.set_team_tz(
@@ -85,6 +92,8 @@ class DailySchedules:
             days=days,
             hours=_hours(schedule.window_ms),
         )
+        if schedule.topics:
+            text += "\n" + t(lang, "daily_topics", topics=", ".join(schedule.topics))
         if next_at is not None:
             local = next_at.astimezone(ZoneInfo(schedule.tz))
             text += "\n" + t(
@@ -187,6 +196,7 @@ class DailySchedules:
                 schedule.channel_ref,
                 window=timedelta(milliseconds=schedule.window_ms),
                 kind="daily",
+                flt=Filter(any_of=schedule.topics),
             )
             assert row is not None
             await self.store.daily.finish(schedule.id, day, token, "claimed", round_id=row.id)

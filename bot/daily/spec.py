@@ -36,6 +36,7 @@ class DailySpec:
     tz: str
     days: frozenset[int]  # Monday = 0
     window: timedelta
+    topics: tuple[str, ...] = ()  # bank tags the questions come from; () for the whole bank
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,10 @@ def parse_window(word: str) -> timedelta:
     return window
 
 
-def parse_spec(words: tuple[str, ...]) -> DailySpec:
-    """`(time, zone, [days...], [window])`; the window is the last word if it looks like one."""
+def parse_spec(words: tuple[str, ...], topics: frozenset[str] = frozenset()) -> DailySpec:
+    """`(time, zone, [days...], [topics...], [window])`; the window is the last word if it
+    looks like one, and a word that is one of `topics` (the bank's tags) is a topic, anywhere
+    after the zone. Any other word is read as days, with the days' error if it isn't."""
     if len(words) < 2:
         raise SpecError("daily_usage")
     at = parse_time(words[0])
@@ -117,8 +120,9 @@ def parse_spec(words: tuple[str, ...]) -> DailySpec:
     window = DEFAULT_WINDOW
     if rest and WINDOW_RE.match(rest[-1].lower()):
         window = parse_window(rest.pop())
-    days = parse_days(" ".join(rest))
-    return DailySpec(at=at, tz=tz, days=days, window=window)
+    chosen = tuple(dict.fromkeys(w.lower() for w in rest if w.lower() in topics))
+    days = parse_days(" ".join(w for w in rest if w.lower() not in topics))
+    return DailySpec(at=at, tz=tz, days=days, window=window, topics=chosen)
 
 
 def days_code(days: frozenset[int]) -> str:

@@ -28,7 +28,7 @@ MESSAGES: dict[str, str] = {
     "run_standings_empty": "Tidak ada yang mendapat poin di sesi ini.",
     "run_started": "Sesi {count} soal dimulai.",
     "run_busy": (
-        "Masih ada sesi yang berjalan di channel ini. Tunggu sampai selesai atau tutup dulu."
+        "Masih ada sesi yang berjalan di channel ini. Tunggu sampai selesai, atau akhiri dengan `/zeroquiz stop`."
     ),
     "run_count_invalid": "Pilih antara 1 dan {max} soal.",
     "no_open_round": "Tidak ada soal yang sedang terbuka di channel ini.",
@@ -83,7 +83,7 @@ MESSAGES: dict[str, str] = {
     "daily_next": "Berikutnya: {when} ({tz}).",
     "daily_none": "Channel ini belum punya soal harian. Atur dengan `/zeroquiz daily 09:00 Asia/Jakarta`.",
     "daily_off": "Soal harian untuk channel ini dihentikan.",
-    "daily_usage": "Cara pakai: `/zeroquiz daily HH:MM Zona/Waktu [mon-fri|every day|mon,wed,fri] [8h]`.",
+    "daily_usage": "Cara pakai: `/zeroquiz daily HH:MM Zona/Waktu [mon-fri|every day|mon,wed,fri] [topik] [8h]`.",
     "daily_bad_time": "'{value}' bukan jam yang valid: pakai format 24 jam HH:MM, misalnya 09:00.",
     "daily_bad_zone": "'{value}' bukan zona waktu yang dikenal: pakai nama seperti Asia/Jakarta atau UTC.",
     "daily_bad_days": "'{value}' bukan daftar hari: pakai mon-fri, every day, atau mon,wed,fri.",
@@ -189,4 +189,12 @@ MESSAGES: dict[str, str] = {
     "discord_cmd_review": "Ulas kartu jatuh tempo milikmu secara pribadi",
     "home_review_button": "Ulas sekarang",
     "term_review_prompt": "Jawabanmu ({letters}), atau q untuk berhenti: ",
+    # stop, run filters kept, daily topics (issue 11: `/zeroquiz stop`, daily topics)
+    "help_cmd_stop": "akhiri sesi di channel ini sekarang: soal yang terbuka diungkap dan klasemen ditampilkan (yang memulai sesi, atau admin)",
+    "discord_cmd_stop": "Akhiri sesi di channel ini sekarang (yang memulainya, atau Manage Server)",
+    "run_stopped": "Sesi dihentikan: soal yang terbuka diungkap dan klasemen sejauh ini diumumkan.",
+    "stop_no_run": "Tidak ada sesi yang sedang berjalan di channel ini.",
+    "stop_not_allowed": "Hanya orang yang memulai sesi ini, atau admin, yang bisa menghentikannya.",
+    "daily_topics": "Soal tentang: {topics}.",
+    "daily_topics_hint": "Kata setelah hari juga bisa berupa topik: {topics}.",
 }

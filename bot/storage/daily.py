@@ -17,7 +17,7 @@ from bot.storage.records import (
 
 SCHEDULE_SELECT = """
     SELECT s.id, s.channel_id, t.platform, t.team, c.channel, c.lang, s.local_time, s.tz, s.days,
-           s.window_ms, s.grace_ms, s.updated_at
+           s.window_ms, s.grace_ms, s.updated_at, s.topics
     FROM schedules s JOIN channels c ON c.id = s.channel_id JOIN teams t ON t.id = c.team_id
 """
 
@@ -37,6 +37,7 @@ def _schedule(row: Record) -> ScheduleRecord:
         window_ms=int(row["window_ms"]),
         grace_ms=int(row["grace_ms"]),
         updated_at=from_ms(int(row["updated_at"])),
+        topics=tuple(word for word in str(row["topics"] or "").split(",") if word),
     )
 
 
@@ -77,17 +78,19 @@ class DailyStore:
         window_ms: int,
         grace_ms: int,
         now: datetime,
+        topics: tuple[str, ...] = (),
     ) -> None:
         async with self._e.transaction() as tx:
             await tx.execute(
                 """INSERT INTO schedules (channel_id, local_time, tz, days, window_ms, grace_ms,
-                                          active, updated_at)
-                   VALUES ($1, $2, $3, $4, $5, $6, 1, $7)
+                                          active, updated_at, topics)
+                   VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8)
                    ON CONFLICT (channel_id) DO UPDATE SET local_time = excluded.local_time,
                        tz = excluded.tz, days = excluded.days, window_ms = excluded.window_ms,
                        grace_ms = excluded.grace_ms, active = 1,
-                       updated_at = excluded.updated_at""",
+                       updated_at = excluded.updated_at, topics = excluded.topics""",
                 channel_id, at.strftime("%H:%M"), tz, days, window_ms, grace_ms, to_ms(now),
+                ",".join(topics),
             )  # fmt: skip
 
     async def deactivate(self, channel_id: int, now: datetime) -> bool:

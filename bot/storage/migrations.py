@@ -325,6 +325,23 @@ V8 = (
 )
 
 
+# Who started a run (the platform user id: they may stop it) and the run's topic and level filter
+# (so a restart mid-run goes on with the same filter); the topics a daily schedule draws from
+# (comma-separated bank tags, '' for the whole bank).
+V9 = (
+    "ALTER TABLE runs ADD COLUMN started_by TEXT",
+    "ALTER TABLE runs ADD COLUMN topic TEXT",
+    "ALTER TABLE runs ADD COLUMN level INTEGER CHECK (level BETWEEN 1 AND 3)",
+    "ALTER TABLE schedules ADD COLUMN topics TEXT NOT NULL DEFAULT ''",
+)
+PG9 = (
+    "ALTER TABLE runs ADD COLUMN started_by TEXT",
+    "ALTER TABLE runs ADD COLUMN topic TEXT",
+    "ALTER TABLE runs ADD COLUMN level BIGINT CHECK (level BETWEEN 1 AND 3)",
+    "ALTER TABLE schedules ADD COLUMN topics TEXT NOT NULL DEFAULT ''",
+)
+
+
 async def _backfill_scores(conn: Conn) -> None:
     await totals.rebuild_all_time(conn)
     for team_id, tz in await totals.team_zones(conn):
@@ -342,6 +359,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "claims on posting and revealing a round, for replicas", V6, PG6),
     Migration(7, "Slack installations and OAuth states", V7, V7),  # the same text in both
     Migration(8, "personal review cards", V8, V8),  # the same text in both
+    Migration(9, "who started a run, its filter; a daily schedule's topics", V9, PG9),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 MIGRATION_LOCK = 0x5A51  # "ZQ": the advisory lock PostgreSQL replicas take to migrate

@@ -76,6 +76,9 @@ class RunRecord:
     id: int
     window_ms: int
     finished: bool
+    started_by: str | None = None  # the platform user id of who started it (None before v9)
+    topic: str | None = None  # the run's filter, kept so a restart goes on with it
+    level: int | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,7 @@ class ScheduleRecord:
     window_ms: int
     grace_ms: int
     updated_at: datetime
+    topics: tuple[str, ...] = ()  # the bank tags its questions come from; () for any
 
     @property
     def channel_ref(self) -> ChannelRef:

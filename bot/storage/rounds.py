@@ -70,6 +70,30 @@ def _served(platforms: Collection[str], first: int) -> tuple[str, list[str]]:
     return f"t.platform IN ({marks})", names
 
 
+async def _run_going(tx: Conn, run_id: int) -> bool:
+    """Whether the run is unfinished; on PostgreSQL its row stays locked until the caller's
+    transaction ends, so a concurrent stop waits and then sees (and closes) the new round."""
+    lock = " FOR UPDATE" if tx.dialect == "postgres" else ""
+    found = await tx.fetchval(
+        f"SELECT 1 FROM runs WHERE id = $1 AND finished_at IS NULL{lock}", run_id
+    )
+    return found is not None
+
+
+def _run(row: Record) -> RunRecord:
+    return RunRecord(
+        id=int(row["id"]),
+        window_ms=int(row["window_ms"]),
+        finished=row["finished_at"] is not None,
+        started_by=row["started_by"],
+        topic=row["topic"],
+        level=int(row["level"]) if row["level"] is not None else None,
+    )
+
+
+RUN_SELECT = "SELECT id, window_ms, finished_at, started_by, topic, level FROM runs"
+
+
 class Rounds:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
@@ -103,8 +127,11 @@ class Rounds:
         run_id: int | None = None,
         run_index: int | None = None,
     ) -> RoundRecord | None:
-        """Open a round; None if this run already has a round at that index (another won)."""
+        """Open a round; None if this run already has a round at that index (another won), or
+        if the run is finished (stopped by someone, perhaps on another replica)."""
         async with self._e.transaction() as tx:
+            if run_id is not None and not await _run_going(tx, run_id):
+                return None  # stopped or ended meanwhile: no further question
             rid = await tx.fetchval(
                 """INSERT INTO rounds (channel_id, question_id, seed, kind, opened_at, deadline_at,
                                        run_id, run_index)
@@ -263,9 +290,18 @@ class Rounds:
 
     # -- runs ---------------------------------------------------------------------------------
     async def start_run(
-        self, channel_id: int, total: int, window_ms: int, at: datetime
+        self,
+        channel_id: int,
+        total: int,
+        window_ms: int,
+        at: datetime,
+        *,
+        started_by: str | None = None,
+        topic: str | None = None,
+        level: int | None = None,
     ) -> int | None:
-        """A new run; None while the channel has an unfinished one."""
+        """A new run, with who started it and its filter; None while the channel has an
+        unfinished one."""
         async with self._e.transaction() as tx:
             busy = await tx.fetchval(
                 "SELECT 1 FROM runs WHERE channel_id = $1 AND finished_at IS NULL", channel_id
@@ -273,20 +309,33 @@ class Rounds:
             if busy is not None:
                 return None
             rid = await tx.fetchval(
-                """INSERT INTO runs (channel_id, total, window_ms, started_at)
-                   VALUES ($1, $2, $3, $4) RETURNING id""",
-                channel_id, total, window_ms, to_ms(at),
+                """INSERT INTO runs (channel_id, total, window_ms, started_at, started_by, topic,
+                                     level)
+                   VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id""",
+                channel_id, total, window_ms, to_ms(at), started_by, topic, level,
             )  # fmt: skip
         return int(rid)
 
     async def run(self, run_id: int) -> RunRecord | None:
         async with self._e.snapshot() as c:
+            row = await c.fetchrow(RUN_SELECT + " WHERE id = $1", run_id)
+        return _run(row) if row is not None else None
+
+    async def unfinished_run(self, channel_id: int) -> RunRecord | None:
+        """The channel's run in progress, if any (at most one: start_run sees to that)."""
+        async with self._e.snapshot() as c:
             row = await c.fetchrow(
-                "SELECT id, window_ms, finished_at FROM runs WHERE id = $1", run_id
+                RUN_SELECT + " WHERE channel_id = $1 AND finished_at IS NULL ORDER BY id DESC",
+                channel_id,
             )
-        if row is None:
-            return None
-        return RunRecord(int(row["id"]), int(row["window_ms"]), row["finished_at"] is not None)
+        return _run(row) if row is not None else None
+
+    async def open_in_run(self, run_id: int) -> list[RoundRecord]:
+        """The run's rounds still open (normally one), oldest first."""
+        async with self._e.snapshot() as c:
+            return await self._many(
+                c, "r.run_id = $1 AND r.closed_at IS NULL ORDER BY r.id", run_id
+            )
 
     async def finish_run(self, run_id: int, at: datetime) -> bool:
         async with self._e.transaction() as tx:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime, time
 from pathlib import Path
 
 from pg_server import PgServer
@@ -84,5 +85,38 @@ async def test_a_sqlite_history_copied_into_postgresql_and_back_shows_the_same(
         channels = (await target.counts())["channels"]
         fresh = await target.teams.channel_id(ChannelRef("slack", "TNEW", "CNEW"))
         assert fresh > channels
+    finally:
+        await target.close()
+
+
+async def test_a_runs_starter_and_filter_and_a_schedules_topics_are_copied(
+    tmp_path: Path, pg_server: PgServer
+) -> None:
+    source = await Store.open(tmp_path / "runs.sqlite3")
+    at = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    try:
+        cid = await source.teams.channel_id(ChannelRef("slack", "T1", "C1"))
+        run_id = await source.rounds.start_run(
+            cid, 5, 60_000, at, started_by="U42", topic="offload", level=3
+        )
+        assert run_id is not None
+        await source.daily.upsert_schedule(
+            channel_id=cid, at=time(9, 0), tz="Asia/Jakarta", days="0,1,2,3,4",
+            window_ms=3_600_000, grace_ms=0, now=at, topics=("offload", "zeropp"),
+        )  # fmt: skip
+        run = await source.rounds.run(run_id)
+        schedule = await source.daily.channel_schedule(cid)
+    finally:
+        await source.close()
+    assert run is not None and (run.started_by, run.topic, run.level) == ("U42", "offload", 3)
+    assert schedule is not None and schedule.topics == ("offload", "zeropp")
+
+    url = pg_server.url(await pg_server.create_database())
+    result = copy(str(tmp_path / "runs.sqlite3"), url)
+    assert result.returncode == 0, result.stderr
+    target = await Store.open(url)
+    try:
+        assert await target.rounds.run(run_id) == run
+        assert await target.daily.channel_schedule(cid) == schedule
     finally:
         await target.close()

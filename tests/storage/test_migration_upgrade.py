@@ -112,8 +112,18 @@ async def test_upgrade_keeps_every_row_and_renames_the_columns(
     # players keep their ids and platform user ids (column `user` -> `platform_user`).
     assert columns(v2_copy, "players") == ["id", "team_id", "platform_user", "display_name"]
     assert after["players"] == before["players"]
-    for table in ("teams", "channels", "runs", "schedules", "daily_posts"):
+    for table in ("teams", "channels", "daily_posts"):
         assert after[table] == before[table], table
+    # runs keep every column and gain who started them and their filter (migration 9), unknown
+    # for runs from before; schedules gain their topics, none (the whole bank) for old ones.
+    for table, added, empty in (
+        ("runs", ["started_by", "topic", "level"], (None, None, None)),
+        ("schedules", ["topics"], ("",)),
+    ):
+        width = len(before[table][0])
+        assert [r[:width] for r in after[table]] == before[table], table
+        assert columns(v2_copy, table)[width:] == added
+        assert all(r[width:] == empty for r in after[table]), table
     # rounds keep every column and gain posted_at (migration 4): rounds from before were posted;
     # and the replicas' claims (migration 6), which nobody holds yet.
     width = len(before["rounds"][0])
