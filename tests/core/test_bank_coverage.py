@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from bot.bank import load_bank
@@ -17,12 +18,32 @@ TOPICS = {
     "zeropp": "ZeRO++ qwZ, hpZ, qgZ",
     "pytorch": "FSDP strategies, FSDP2 fully_shard, ZeroRedundancyOptimizer",
     "deepspeed-config": "stage, offload_optimizer, offload_param",
+    # Issue 11, item 5: the sharded-optimizer family, sharded checkpoints, ZeRO in practice.
+    "sharded-optimizers": "ZeroRedundancyOptimizer, fairscale OSS/ShardedDDP/FSDP, Megatron, MiCS",
+    "checkpointing": "torch.distributed.checkpoint, universal checkpoints, ZeRO-3 weights",
+    "practice": "gradient accumulation, activation checkpointing, zero_optimization knobs",
+}
+
+# Floors for the topics item 5 added: enough that a topic filter on them gives a real session.
+NEW_TOPIC_FLOORS = {"sharded-optimizers": 20, "checkpointing": 10, "practice": 10}
+
+# The family item 5 names (matched case-sensitively), each asked about, not just mentioned.
+FAMILY = {
+    "ZeroRedundancyOptimizer": 4,
+    "OSS": 4,
+    "ShardedDDP": 3,
+    "Megatron": 4,
+    "MiCS": 4,
+    "Distributed Checkpoint": 3,
+    "Universal": 2,
+    "accumulat": 4,
+    "activation checkpoint": 3,
 }
 
 
-def test_at_least_48_questions_each_sourced_and_bilingual() -> None:
+def test_at_least_106_questions_each_sourced_and_bilingual() -> None:
     bank = load_bank()
-    assert len(bank) >= 48
+    assert len(bank) >= 106
     for q in bank.questions:
         assert q.source, q.id
         assert q.difficulty in (1, 2, 3), q.id
@@ -35,6 +56,33 @@ def test_every_topic_is_covered_roughly_evenly() -> None:
         assert tags[topic] >= 4, f"{topic} ({TOPICS[topic]}) has only {tags[topic]} questions"
     every_question_has_a_topic = all(set(q.tags) & TOPICS.keys() for q in load_bank().questions)
     assert every_question_has_a_topic
+    for topic, floor in NEW_TOPIC_FLOORS.items():
+        assert tags[topic] >= floor, f"{topic} has only {tags[topic]} questions (floor {floor})"
+
+
+def test_new_topics_mix_difficulties() -> None:
+    for topic in NEW_TOPIC_FLOORS:
+        levels = Counter(q.difficulty for q in load_bank().questions if topic in q.tags)
+        assert set(levels) == {1, 2, 3}, (topic, levels)
+
+
+def test_the_family_is_asked_about() -> None:
+    """Each family member is the subject of several questions (in a prompt or an option)."""
+    for name, floor in FAMILY.items():
+        asked = [
+            q.id
+            for q in load_bank().questions
+            if name in " ".join([q.prompt.en, *(o.en for o in q.options)])
+        ]
+        assert len(asked) >= floor, (name, asked)
+
+
+def test_new_topics_cite_a_precise_source() -> None:
+    """A source names a file in a repository (.md, .rst, .py) or a paper's section or abstract."""
+    precise = re.compile(r"\.(md|rst|py)\b|§|abstract")
+    for q in load_bank().questions:
+        if set(q.tags) & NEW_TOPIC_FLOORS.keys():
+            assert precise.search(q.source or ""), (q.id, q.source)
 
 
 def test_difficulty_is_a_mix() -> None:
@@ -67,6 +115,16 @@ def test_key_facts_are_taught_somewhere() -> None:
         "NVMe",
         "FULL_SHARD",
         "SHARD_GRAD_OP",
+        "broadcast",
+        "4 + 16/d",
+        "ds_to_universal.py",
+        "load_universal",
+        "zero_to_fp32.py",
+        "consolidate_state_dict",
+        "no_sync",
+        "gradient_accumulation_steps",
+        "partition_activations",
+        "mics_shard_size",
     ):
         assert fact in text, fact
 
