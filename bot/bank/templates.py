@@ -1,0 +1,186 @@
+"""Question templates: a seed draws the numbers, the formulas give the answer and the mistakes.
+
+A drawn question's id is `<template id>@<seed>`, so a round that stores only its question id can
+always be re-drawn: `Bank.get` turns the id back into the very same question after a restart, at
+a reveal or in a review. Everything here is a pure function of the template and the seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bot.bank import limits
+from bot.bank.formula import Formula
+from bot.bank.numbers import format_amount, format_number
+from bot.model import LANGS, Lang, Question, Text
+from bot.shuffle import permutation
+
+SEED_LIMIT = 2**31  # rounds draw their seeds with getrandbits(31)
+MAX_TEMPLATE_ID = limits.MAX_ID - len(f"@{SEED_LIMIT - 1}")  # a drawn id stays within MAX_ID
+OPTIONS = 4
+# When a mistake gives the answer's number (or another mistake's) once rounded, the next listed
+# mistake is taken, then these multiples of the answer: options always differ as people see them.
+FALLBACK_FACTORS = (2.0, 0.5, 4.0, 0.25, 8.0, 3.0, 1.5, 10.0)
+ANSWER = "answer"
+
+
+@dataclass(frozen=True)
+class Distractor:
+    formula: Formula
+    mistake: str  # for authors: which usual mistake this option stands for
+
+
+@dataclass(frozen=True)
+class Template:
+    id: str
+    prompt: Text
+    explanation: Text
+    params: tuple[tuple[str, tuple[float, ...]], ...]  # name -> allowed values, in file order
+    values: tuple[tuple[str, Formula], ...]  # named steps of the worked arithmetic
+    answer: Formula
+    distractors: tuple[Distractor, ...]
+    unit: str = "GB"
+    source: str | None = None
+    tags: tuple[str, ...] = ()
+    difficulty: int | None = None
+    origin: str = ""
+
+    def numbers(self, seed: int) -> dict[str, float]:
+        """The drawn params and the named values (ZeroDivisionError if a formula divides by 0).
+
+        Draws with Random.random(), whose output for a seed Python keeps across versions."""
+        rng = random.Random(seed)
+        env: dict[str, float] = {}
+        for name, allowed in self.params:
+            env[name] = allowed[int(rng.random() * len(allowed))]
+        for name, formula in self.values:
+            env[name] = formula.evaluate(env)
+        return env
+
+    def draw(self, seed: int) -> Question | None:
+        """The question for this seed, or None when its numbers are not a valid question."""
+        built = self._build(seed)
+        return built[0] if isinstance(built, tuple) else None
+
+    def _build(self, seed: int) -> tuple[Question, int] | str:
+        """The question and how many fallback options it needed, or why there is none."""
+        try:
+            env = self.numbers(seed)
+            answer = self.answer.evaluate(env)
+            wrong = [d.formula.evaluate(env) for d in self.distractors]
+        except ZeroDivisionError:
+            return f"seed {seed} divides by zero ({self.describe(seed)})"
+        if not (math.isfinite(answer) and answer > 0):
+            return f"seed {seed} ({self.describe(seed)}) gives an answer that is not positive"
+        amounts, fallbacks = distinct_amounts(answer, wrong, self.unit)
+        order = permutation(seed, OPTIONS)  # display-independent: the round shuffles again
+        env[ANSWER] = answer
+        question = Question(
+            id=f"{self.id}@{seed}",
+            prompt=_fill(self.prompt, env, self.unit),
+            options=tuple(amounts[i] for i in order),
+            answer=order.index(0),
+            explanation=_fill(self.explanation, env, self.unit),
+            source=self.source,
+            tags=self.tags,
+            difficulty=self.difficulty,
+            origin=self.origin,
+        )
+        return question, fallbacks
+
+    def check(self, seed: int) -> list[tuple[str, str]]:
+        """What is wrong with this seed's draw, as (field, message) for the bank checker."""
+        built = self._build(seed)
+        if isinstance(built, str):
+            return [("answer", built)]
+        question, fallbacks = built
+        found = []
+        if fallbacks:
+            found.append(
+                (
+                    "distractors",
+                    f"seed {seed} ({self.describe(seed)}): the mistakes give only "
+                    f"{OPTIONS - 1 - fallbacks} options that differ from the answer and each "
+                    "other as shown; add a mistake or change the params",
+                )
+            )
+        for field, text, limit in (
+            ("prompt", question.prompt, limits.MAX_PROMPT),
+            ("explanation", question.explanation, limits.MAX_EXPLANATION),
+            *(("distractors", option, limits.MAX_OPTION) for option in question.options),
+        ):
+            for lang in LANGS:
+                if len(text.get(lang)) > limit:
+                    found.append(
+                        (
+                            field,
+                            f"{field} ({lang}) for seed {seed} is {len(text.get(lang))} "
+                            f"characters; the limit is {limit}",
+                        )
+                    )
+        return found
+
+    def describe(self, seed: int) -> str:
+        rng = random.Random(seed)
+        drawn = [(n, allowed[int(rng.random() * len(allowed))]) for n, allowed in self.params]
+        return ", ".join(f"{name}={value:g}" for name, value in drawn)
+
+
+def _amount(value: float, unit: str) -> Text:
+    return Text(en=format_amount(value, unit, "en"), id=format_amount(value, unit, "id"))
+
+
+def distinct_amounts(answer: float, wrong: list[float], unit: str) -> tuple[list[Text], int]:
+    """The answer first, then three mistakes that differ from it and each other once shown;
+    and how many of them had to be fallback multiples (the checker wants none)."""
+    chosen = [_amount(answer, unit)]
+    candidates = [*wrong, *(answer * f for f in FALLBACK_FACTORS)]
+    fallbacks = 0
+    for i, value in enumerate(candidates):
+        if len(chosen) == OPTIONS:
+            break
+        if not (math.isfinite(value) and value > 0):
+            continue
+        text = _amount(value, unit)
+        if all(text.en != c.en and text.id != c.id for c in chosen):
+            chosen.append(text)
+            fallbacks += i >= len(wrong)
+    return chosen, fallbacks
+
+
+def placeholders(text: str) -> list[str]:
+    """The {names} a text uses; ValueError for a stray brace or a {name!r} / {name:spec}."""
+    names = []
+    for _, name, spec, conversion in string.Formatter().parse(text):
+        if name is None:
+            continue
+        if spec or conversion:
+            raise ValueError(f"placeholder '{{{name}}}' takes no format; write just {{{name}}}")
+        if not name.isidentifier():
+            raise ValueError(f"placeholder '{{{name}}}' must be a plain name")
+        names.append(name)
+    return names
+
+
+def _fill(text: Text, env: Mapping[str, float], unit: str) -> Text:
+    def one(lang: Lang) -> str:
+        shown = {name: format_number(value, lang) for name, value in env.items()}
+        shown[ANSWER] = format_amount(env[ANSWER], unit, lang)
+        return text.get(lang).format_map(shown)
+
+    return Text(en=one("en"), id=one("id"))
+
+
+def parse_draw_id(question_id: str) -> tuple[str, int] | None:
+    """(template id, seed) for a drawn question's id; None for any other id."""
+    template_id, at, digits = question_id.partition("@")
+    if not at or not digits.isascii() or not digits.isdigit() or len(digits) > 10:
+        return None
+    seed = int(digits)
+    if str(seed) != digits or seed >= SEED_LIMIT:
+        return None  # one question, one id: no leading zeros
+    return template_id, seed
