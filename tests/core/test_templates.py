@@ -11,7 +11,7 @@ import pytest
 
 from bot.bank import Bank, limits, load_bank
 from bot.bank.numbers import format_number
-from bot.model import Question
+from bot.model import LANGS, Question
 
 DRAWS = 1000
 
@@ -81,7 +81,7 @@ def test_1000_draws_are_valid_questions_with_the_right_arithmetic(bundled: Bank,
         assert q.id == f"{tid}@{seed}" and len(q.id) <= limits.MAX_ID
         # Exactly one correct option among four that differ as shown, in both languages.
         assert len(q.options) == 4 and 0 <= q.answer < 4
-        for lang in ("en", "id"):
+        for lang in LANGS:
             shown = [o.get(lang) for o in q.options]
             assert len(set(shown)) == 4, (seed, shown)
         for option in q.options:
@@ -93,7 +93,7 @@ def test_1000_draws_are_valid_questions_with_the_right_arithmetic(bundled: Bank,
         assert values[q.answer] == pytest.approx(expected, rel=0.005), (seed, q.prompt.en)
         answers.add(q.options[q.answer].en)
         # Every text within the limits that keep rendered messages inside Slack's and Discord's.
-        for lang in ("en", "id"):
+        for lang in LANGS:
             assert 0 < len(q.prompt.get(lang)) <= limits.MAX_PROMPT
             assert 0 < len(q.explanation.get(lang)) <= limits.MAX_EXPLANATION
             assert all(len(o.get(lang)) <= limits.MAX_OPTION for o in q.options)
