@@ -60,7 +60,7 @@ def _gb(text: str) -> float:
 
 def _id_text(en: str) -> str:
     """The Indonesian way of writing an English number: a decimal comma, dots for thousands."""
-    return en.translate(str.maketrans({",": ".", ".": ","}))
+    return en.translate(str.maketrans(",.", ".,"))
 
 
 @pytest.fixture(scope="module")
