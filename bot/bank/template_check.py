@@ -7,6 +7,10 @@ longest numbers are found by `zeroquiz validate`, not by a person in a channel.
 
 from __future__ import annotations
 
+import itertools
+import math
+import random
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import yaml
@@ -36,11 +40,26 @@ RANGE_KEYS = {"from", "to", "step"}
 DISTRACTOR_KEYS = {"formula", "mistake"}
 MAX_PARAM_VALUES = 1000
 MAX_DISTRACTORS = 8
-SAMPLE_SEEDS = 32  # a validation draws these seeds of every template (the tests draw 1,000)
+SAMPLE_SEEDS = 32  # seeds drawn for the texts' lengths (the tests draw 1,000)
+GRID_SAMPLE = 1024  # param combinations checked for the numbers; all of a grid up to this size
 
 
 def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
+
+
+def _grid(template: Template) -> Iterator[dict[str, float]]:
+    """Every combination of the params' values, or GRID_SAMPLE of them drawn with a fixed seed."""
+    names = [name for name, _ in template.params]
+    allowed = [values for _, values in template.params]
+    size = math.prod(len(values) for values in allowed)
+    if size <= GRID_SAMPLE:
+        for combo in itertools.product(*allowed):
+            yield dict(zip(names, combo, strict=True))
+        return
+    rng = random.Random(0)
+    for _ in range(GRID_SAMPLE):
+        yield {name: values[rng.randrange(len(values))] for name, values in template.params}
 
 
 class TemplateChecker:
@@ -60,12 +79,16 @@ class TemplateChecker:
             if key not in fields:
                 self.report(node, f"template is missing field '{key}'")
         tid = f.check_id(fields["id"], MAX_TEMPLATE_ID) if "id" in fields else None
-        params = self.params(fields["params"]) if "params" in fields else {}
-        values = self.values(fields["values"], set(params)) if "values" in fields else {}
-        names = {*params, *values}
+        keys = {k.value: k for k, _ in node.value} if isinstance(node, yaml.MappingNode) else {}
+        # A broken param or value is still declared: its formulas report nothing more.
+        names: set[str] = set()
+        params = self.params(fields["params"], names) if "params" in fields else {}
+        values = self.values(fields["values"], names) if "values" in fields else {}
         answer = self.formula(fields["answer"], names) if "answer" in fields else None
         distractors = (
-            self.distractors(fields["distractors"], names) if "distractors" in fields else ()
+            self.distractors(fields["distractors"], names, keys["distractors"])
+            if "distractors" in fields
+            else ()
         )
         unit = f.scalar(fields["unit"], "unit", 10) if "unit" in fields else "GB"
         if unit is not None and unit not in UNITS:
@@ -94,25 +117,37 @@ class TemplateChecker:
             difficulty=difficulty,
             origin=f"{f.path}:{_line(node)}",
         )
-        return template if self.sample(template, fields) else None
+        return template if self.sample(template, keys) else None
 
-    def sample(self, template: Template, fields: dict[str, yaml.Node]) -> bool:
-        """Draw the sample seeds; report each kind of problem once, at its field's line."""
+    def sample(self, template: Template, keys: dict[str, yaml.Node]) -> bool:
+        """Every combination of params (or a fixed sample of a large grid) for the numbers, a
+        sample of seeds for the texts; each kind of problem reported once, at its field."""
         reported: set[str] = set()
+
+        def report(field: str, message: str) -> None:
+            if field not in reported:
+                reported.add(field)
+                self.report(keys[field], f"template '{template.id}': {message}")
+
+        for params in _grid(template):
+            found = template.check_numbers(params)
+            if found is not None:
+                report(*found)
+        if reported:
+            return False
         for seed in range(SAMPLE_SEEDS):
-            for field, message in template.check(seed):
-                if field not in reported:
-                    reported.add(field)
-                    self.report(fields[field], f"template '{template.id}': {message}")
+            for field, message in template.check_texts(seed):
+                report(field, message)
         return not reported
 
-    def params(self, node: yaml.Node) -> dict[str, tuple[float, ...]]:
+    def params(self, node: yaml.Node, declared: set[str]) -> dict[str, tuple[float, ...]]:
         fields = self.files.mapping(node, None, "params")
         out: dict[str, tuple[float, ...]] = {}
         for name, value in (fields or {}).items():
             if not name.isidentifier() or name == ANSWER:
                 self.report(value, f"param name '{name}' must be a plain name other than 'answer'")
                 continue
+            declared.add(name)
             allowed = self.allowed(value, name)
             if allowed:
                 out[name] = allowed
@@ -165,14 +200,16 @@ class TemplateChecker:
         self.report(node, f"{what} must be {'a whole number' if integer else 'a number'}")
         return None
 
-    def values(self, node: yaml.Node, params: set[str]) -> dict[str, Formula]:
+    def values(self, node: yaml.Node, declared: set[str]) -> dict[str, Formula]:
+        """Named steps, each using the params and the steps before it."""
         fields = self.files.mapping(node, None, "values")
         out: dict[str, Formula] = {}
         for name, value in (fields or {}).items():
-            if not name.isidentifier() or name == ANSWER or name in params:
+            if not name.isidentifier() or name == ANSWER or name in declared:
                 self.report(value, f"value name '{name}' must be a new plain name (not a param)")
                 continue
-            formula = self.formula(value, params | set(out))
+            formula = self.formula(value, set(declared))
+            declared.add(name)
             if formula is not None:
                 out[name] = formula
         return out
@@ -193,13 +230,15 @@ class TemplateChecker:
             return None
         return formula
 
-    def distractors(self, node: yaml.Node, names: set[str]) -> tuple[Distractor, ...]:
+    def distractors(
+        self, node: yaml.Node, names: set[str], key: yaml.Node
+    ) -> tuple[Distractor, ...]:
         if not isinstance(node, yaml.SequenceNode):
             self.report(node, "distractors must be a list")
             return ()
         if not OPTIONS - 1 <= len(node.value) <= MAX_DISTRACTORS:
             self.report(
-                node,
+                key,
                 f"template has {len(node.value)} distractors; "
                 f"it needs {OPTIONS - 1} to {MAX_DISTRACTORS}",
             )

@@ -49,37 +49,32 @@ class Template:
     difficulty: int | None = None
     origin: str = ""
 
-    def numbers(self, seed: int) -> dict[str, float]:
-        """The drawn params and the named values (ZeroDivisionError if a formula divides by 0).
-
-        Draws with Random.random(), whose output for a seed Python keeps across versions."""
+    def drawn(self, seed: int) -> dict[str, float]:
+        """The params this seed draws, with Random.random(), which Python keeps across versions."""
         rng = random.Random(seed)
-        env: dict[str, float] = {}
-        for name, allowed in self.params:
-            env[name] = allowed[int(rng.random() * len(allowed))]
+        return {name: allowed[int(rng.random() * len(allowed))] for name, allowed in self.params}
+
+    def evaluate(self, params: Mapping[str, float]) -> tuple[dict[str, float], float, list[float]]:
+        """(params and named values, answer, mistakes); ZeroDivisionError if a formula divides
+        by zero, ValueError if the answer is not a positive number."""
+        env = dict(params)
         for name, formula in self.values:
             env[name] = formula.evaluate(env)
-        return env
+        answer = self.answer.evaluate(env)
+        if not (math.isfinite(answer) and answer > 0):
+            raise ValueError(f"gives an answer that is not positive ({answer:g})")
+        return env, answer, [d.formula.evaluate(env) for d in self.distractors]
 
     def draw(self, seed: int) -> Question | None:
         """The question for this seed, or None when its numbers are not a valid question."""
-        built = self._build(seed)
-        return built[0] if isinstance(built, tuple) else None
-
-    def _build(self, seed: int) -> tuple[Question, int] | str:
-        """The question and how many fallback options it needed, or why there is none."""
         try:
-            env = self.numbers(seed)
-            answer = self.answer.evaluate(env)
-            wrong = [d.formula.evaluate(env) for d in self.distractors]
-        except ZeroDivisionError:
-            return f"seed {seed} divides by zero ({self.describe(seed)})"
-        if not (math.isfinite(answer) and answer > 0):
-            return f"seed {seed} ({self.describe(seed)}) gives an answer that is not positive"
-        amounts, fallbacks = distinct_amounts(answer, wrong, self.unit)
+            env, answer, wrong = self.evaluate(self.drawn(seed))
+        except (ZeroDivisionError, ValueError):
+            return None
+        amounts, _ = distinct_amounts(answer, wrong, self.unit)
         order = permutation(seed, OPTIONS)  # display-independent: the round shuffles again
         env[ANSWER] = answer
-        question = Question(
+        return Question(
             id=f"{self.id}@{seed}",
             prompt=_fill(self.prompt, env, self.unit),
             options=tuple(amounts[i] for i in order),
@@ -90,44 +85,42 @@ class Template:
             difficulty=self.difficulty,
             origin=self.origin,
         )
-        return question, fallbacks
 
-    def check(self, seed: int) -> list[tuple[str, str]]:
-        """What is wrong with this seed's draw, as (field, message) for the bank checker."""
-        built = self._build(seed)
-        if isinstance(built, str):
-            return [("answer", built)]
-        question, fallbacks = built
+    def check_numbers(self, params: Mapping[str, float]) -> tuple[str, str] | None:
+        """(field, message) when these params give no valid question, or mistakes that
+        coincide with the answer or each other once rounded (fallbacks would be needed)."""
+        shown = ", ".join(f"{name}={value:g}" for name, value in params.items())
+        try:
+            _, answer, wrong = self.evaluate(params)
+        except ZeroDivisionError:
+            return "answer", f"divides by zero ({shown})"
+        except ValueError as exc:
+            return "answer", f"{exc} ({shown})"
+        _, fallbacks = distinct_amounts(answer, wrong, self.unit)
+        if not fallbacks:
+            return None
+        return "distractors", (
+            f"with {shown} the mistakes give only {OPTIONS - 1 - fallbacks} options that differ "
+            "from the answer and each other as shown; add a mistake or change the params"
+        )
+
+    def check_texts(self, seed: int) -> list[tuple[str, str]]:
+        """(field, message) for each text of this seed's draw that is over its limit."""
+        question = self.draw(seed)
+        if question is None:
+            return []  # check_numbers reports why
         found = []
-        if fallbacks:
-            found.append(
-                (
-                    "distractors",
-                    f"seed {seed} ({self.describe(seed)}): the mistakes give only "
-                    f"{OPTIONS - 1 - fallbacks} options that differ from the answer and each "
-                    "other as shown; add a mistake or change the params",
-                )
-            )
         for field, text, limit in (
             ("prompt", question.prompt, limits.MAX_PROMPT),
             ("explanation", question.explanation, limits.MAX_EXPLANATION),
             *(("distractors", option, limits.MAX_OPTION) for option in question.options),
         ):
             for lang in LANGS:
-                if len(text.get(lang)) > limit:
-                    found.append(
-                        (
-                            field,
-                            f"{field} ({lang}) for seed {seed} is {len(text.get(lang))} "
-                            f"characters; the limit is {limit}",
-                        )
-                    )
+                size = len(text.get(lang))
+                if size > limit:
+                    message = f"{field} ({lang}) for seed {seed} is {size} characters"
+                    found.append((field, f"{message}; the limit is {limit}"))
         return found
-
-    def describe(self, seed: int) -> str:
-        rng = random.Random(seed)
-        drawn = [(n, allowed[int(rng.random() * len(allowed))]) for n, allowed in self.params]
-        return ", ".join(f"{name}={value:g}" for name, value in drawn)
 
 
 def _amount(value: float, unit: str) -> Text:
