@@ -40,7 +40,7 @@ RANGE_KEYS = {"from", "to", "step"}
 DISTRACTOR_KEYS = {"formula", "mistake"}
 MAX_PARAM_VALUES = 1000
 MAX_DISTRACTORS = 8
-SAMPLE_SEEDS = 32  # seeds drawn for the texts' lengths (the tests draw 1,000)
+SAMPLE_SEEDS = 16  # seeds drawn for the texts' lengths (the tests draw 1,000)
 GRID_SAMPLE = 1024  # param combinations checked for the numbers; all of a grid up to this size
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.bank import limits
 from bot.bank.formula import Formula
-from bot.bank.numbers import format_amount, format_number
+from bot.bank.numbers import format_amount, format_number, rounded
 from bot.model import LANGS, Lang, Question, Text
 from bot.shuffle import permutation
 
@@ -71,7 +71,7 @@ class Template:
             env, answer, wrong = self.evaluate(self.drawn(seed))
         except (ZeroDivisionError, ValueError):
             return None
-        amounts, _ = distinct_amounts(answer, wrong, self.unit)
+        amounts = [_amount(value, self.unit) for value in pick(answer, wrong)[0]]
         order = permutation(seed, OPTIONS)  # display-independent: the round shuffles again
         env[ANSWER] = answer
         return Question(
@@ -96,7 +96,7 @@ class Template:
             return "answer", f"divides by zero ({shown})"
         except ValueError as exc:
             return "answer", f"{exc} ({shown})"
-        _, fallbacks = distinct_amounts(answer, wrong, self.unit)
+        _, fallbacks = pick(answer, wrong)
         if not fallbacks:
             return None
         return "distractors", (
@@ -127,20 +127,18 @@ def _amount(value: float, unit: str) -> Text:
     return Text(en=format_amount(value, unit, "en"), id=format_amount(value, unit, "id"))
 
 
-def distinct_amounts(answer: float, wrong: list[float], unit: str) -> tuple[list[Text], int]:
-    """The answer first, then three mistakes that differ from it and each other once shown;
-    and how many of them had to be fallback multiples (the checker wants none)."""
-    chosen = [_amount(answer, unit)]
-    candidates = [*wrong, *(answer * f for f in FALLBACK_FACTORS)]
+def pick(answer: float, wrong: list[float]) -> tuple[list[float], int]:
+    """The answer first, then three mistakes that differ from it and each other once rounded
+    as shown (the same rounding in every language); and how many had to be fallback multiples
+    (the checker wants none)."""
+    chosen, shown = [answer], {rounded(answer)}
     fallbacks = 0
-    for i, value in enumerate(candidates):
+    for i, value in enumerate([*wrong, *(answer * f for f in FALLBACK_FACTORS)]):
         if len(chosen) == OPTIONS:
             break
-        if not (math.isfinite(value) and value > 0):
-            continue
-        text = _amount(value, unit)
-        if all(text.en != c.en and text.id != c.id for c in chosen):
-            chosen.append(text)
+        if math.isfinite(value) and value > 0 and rounded(value) not in shown:
+            chosen.append(value)
+            shown.add(rounded(value))
             fallbacks += i >= len(wrong)
     return chosen, fallbacks
 
