@@ -99,8 +99,10 @@ def cmd_validate(paths: Sequence[str]) -> int:
             print(problem, file=sys.stderr)
         print(f"{len(exc.problems)} problem(s) found", file=sys.stderr)
         return 1
-    files = len({q.origin.rsplit(":", 1)[0] for q in bank.questions})
-    print(f"OK: {len(bank)} questions in {files} file(s), all valid")
+    origins = [*(q.origin for q in bank.questions), *(t.origin for t in bank.templates)]
+    files = len({origin.rsplit(":", 1)[0] for origin in origins})
+    templates = f" and {len(bank.templates)} templates" if bank.templates else ""
+    print(f"OK: {len(bank)} questions{templates} in {files} file(s), all valid")
     return 0
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.bank import Bank
+from bot.bank.templates import Template
 from bot.model import Question
+
+Entry = Question | Template  # what a person can be asked: a question, or a template's draw
 
 # Level words in both languages, and the digits, to the bank's difficulty (1-3).
 LEVEL_WORDS: dict[str, int] = {
@@ -32,7 +35,7 @@ class Filter:
     level: int | None = None
     any_of: tuple[str, ...] = ()  # a daily schedule's topics: a question with one of them
 
-    def matches(self, question: Question) -> bool:
+    def matches(self, question: Entry) -> bool:
         if self.topic is not None and self.topic not in question.tags:
             return False
         if self.any_of and not set(self.any_of) & set(question.tags):
@@ -50,7 +53,7 @@ class UnknownTopic:
 
 def topics(bank: Bank) -> tuple[str, ...]:
     """The bank's tags, sorted: the topics a person can ask for."""
-    return tuple(sorted({tag for question in bank.questions for tag in question.tags}))
+    return tuple(sorted({tag for entry in entries(bank) for tag in entry.tags}))
 
 
 def parse_level(word: str) -> int | None:
@@ -74,5 +77,10 @@ def parse_filter(words: tuple[str, ...], bank: Bank) -> Filter | UnknownTopic:
     return Filter(topic, level)
 
 
-def matching(bank: Bank, flt: Filter) -> list[Question]:
-    return [question for question in bank.questions if flt.matches(question)]
+def entries(bank: Bank) -> list[Entry]:
+    return [*bank.questions, *bank.templates]
+
+
+def matching(bank: Bank, flt: Filter) -> list[Entry]:
+    """The questions and templates a filter lets through (a template counts once)."""
+    return [entry for entry in entries(bank) if flt.matches(entry)]

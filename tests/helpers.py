@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
 from bot.bank import Bank
+from bot.bank.templates import Template
 from bot.model import ChannelRef, Lang, Question, UserRef
 from bot.periods import from_ms
 from bot.storage import RoundKind, RoundRecord
@@ -127,3 +129,15 @@ def poke(db_path: str | Path, *statements: str) -> None:
                 conn.execute(statement)
     finally:
         conn.close()
+
+
+def entry_shown(bank: Bank, text: str) -> Question | Template:
+    """The hand-written question whose prompt `text` shows, or the template whose prompt it shows
+    with drawn numbers in place of the {placeholders} (a generated question has no fixed text)."""
+    found: list[Question | Template] = [q for q in bank.questions if q.prompt.en in text]
+    for t in bank.templates:
+        parts = re.split(r"\{\w+\}", t.prompt.en)
+        if re.search(r"[\d,.]+".join(map(re.escape, parts)), text):
+            found.append(t)
+    assert len(found) == 1, found
+    return found[0]

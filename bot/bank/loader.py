@@ -16,12 +16,15 @@ import yaml
 
 from bot.bank import limits
 from bot.bank.compose import AliasUsed, TooDeep, TooMany, compose
+from bot.bank.template_check import TemplateChecker
+from bot.bank.templates import Template, parse_draw_id
 from bot.model import LANGS, Question, Text
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 QUESTION_KEYS = {"id", "prompt", "options", "answer", "explanation", "source", "tags", "difficulty"}
 REQUIRED_KEYS = ("id", "prompt", "options", "explanation")
 OPTION_KEYS = {"en", "id", "correct"}
+DRAWN_CACHE = 4096
 
 
 @dataclass(frozen=True, order=True)
@@ -44,13 +47,30 @@ class BankError(Exception):
 
 @dataclass
 class Bank:
+    """The hand-written questions, and the templates whose drawn ids (`tid@seed`) `get` knows."""
+
     questions: list[Question] = field(default_factory=list)
+    templates: list[Template] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._by_id = {q.id: q for q in self.questions}
+        self._templates = {t.id: t for t in self.templates}
+        self._drawn: dict[str, Question | None] = {}
 
     def get(self, question_id: str) -> Question | None:
-        return self._by_id.get(question_id)
+        question = self._by_id.get(question_id)
+        if question is not None or "@" not in question_id:
+            return question
+        if question_id not in self._drawn:  # a round asks for it once per click: keep a few
+            if len(self._drawn) >= DRAWN_CACHE:
+                self._drawn.clear()
+            self._drawn[question_id] = self._draw(question_id)
+        return self._drawn[question_id]
+
+    def _draw(self, question_id: str) -> Question | None:
+        parsed = parse_draw_id(question_id)
+        template = self._templates.get(parsed[0]) if parsed else None
+        return template.draw(parsed[1]) if template and parsed else None
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -82,16 +102,21 @@ def load_bank(paths: Iterable[str | Path] | None = None) -> Bank:
     problems: list[Problem] = []
     files = bundled_paths() if paths is None else expand_paths(paths, problems)
     questions: list[Question] = []
+    templates: list[Template] = []
     seen: dict[str, str] = {}
     if not files and not problems:
         raise BankError([Problem("<bank>", 0, "no question files found")])
     for path in files:
-        questions.extend(_FileChecker(str(path), problems, seen).check())
+        for found in FileChecker(str(path), problems, seen).check():
+            if isinstance(found, Template):
+                templates.append(found)
+            else:
+                questions.append(found)
     if problems:
         raise BankError(problems)
-    if not questions:
+    if not questions and not templates:
         raise BankError([Problem("<bank>", 0, "the bank holds no questions")])
-    return Bank(questions)
+    return Bank(questions, templates)
 
 
 def _line(node: yaml.Node) -> int:
@@ -104,7 +129,7 @@ def _quoted(text: str, limit: int = limits.MAX_ID) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in short)
 
 
-class _FileChecker:
+class FileChecker:
     """Walks one file's node tree; appends problems and yields the questions that are valid."""
 
     def __init__(self, path: str, problems: list[Problem], seen_ids: dict[str, str]) -> None:
@@ -135,7 +160,7 @@ class _FileChecker:
             self.report_line(data.count(b"\n", 0, exc.start) + 1, "file is not UTF-8 text")
             return None
 
-    def check(self) -> list[Question]:
+    def check(self) -> list[Question | Template]:
         text = self.read()
         if text is None:
             return []
@@ -173,33 +198,40 @@ class _FileChecker:
         if root is None:
             self.report_line(1, "file is empty; expected a mapping with a 'questions' list")
             return []
-        top = self._mapping(root, {"questions"}, "file")
+        top = self.mapping(root, {"questions", "templates"}, "file")
         if top is None:
             return []
-        items = top.get("questions")
-        if items is None:
+        if "questions" not in top and "templates" not in top:
             self.report(root, "missing field 'questions'")
             return []
-        if not isinstance(items, yaml.SequenceNode):
-            self.report(items, "'questions' must be a list")
-            return []
-        out = []
-        for item in items.value:
-            q = self._question(item)
-            if q is not None:
-                out.append(q)
+        out: list[Question | Template] = []
+        for key, one in (("questions", self._question), ("templates", self._template)):
+            items = top.get(key)
+            if items is None:
+                continue
+            if not isinstance(items, yaml.SequenceNode):
+                self.report(items, f"'{key}' must be a list")
+                continue
+            for item in items.value:
+                found = one(item)
+                if found is not None:
+                    out.append(found)
         return out
 
-    def _mapping(
-        self, node: yaml.Node, allowed: set[str], what: str
+    def _template(self, node: yaml.Node) -> Template | None:
+        return TemplateChecker(self).check(node)
+
+    def mapping(
+        self, node: yaml.Node, allowed: set[str] | None, what: str
     ) -> dict[str, yaml.Node] | None:
+        """Its fields by name; None allows any plain name (the params of a template)."""
         if not isinstance(node, yaml.MappingNode):
             self.report(node, f"{what} must be a mapping")
             return None
         result: dict[str, yaml.Node] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-            if not isinstance(key, str) or key not in allowed:
+            if not isinstance(key, str) or (allowed is not None and key not in allowed):
                 self.report(key_node, f"unknown field '{_quoted(str(key))}' in {what}")
                 continue
             if key in result:
@@ -208,7 +240,7 @@ class _FileChecker:
             result[key] = value_node
         return result
 
-    def _scalar(self, node: yaml.Node, what: str, max_len: int) -> str | None:
+    def scalar(self, node: yaml.Node, what: str, max_len: int) -> str | None:
         if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
             self.report(node, f"{what} must be text")
             return None
@@ -221,12 +253,12 @@ class _FileChecker:
             return None
         return text
 
-    def _text(
+    def text(
         self, node: yaml.Node, what: str, max_len: int, extra: set[str] | None = None
     ) -> Text | None:
         if extra is None:
             extra = set()
-        fields = self._mapping(node, set(LANGS) | extra, what)
+        fields = self.mapping(node, set(LANGS) | extra, what)
         if fields is None:
             return None
         values: dict[str, str] = {}
@@ -236,7 +268,7 @@ class _FileChecker:
                 self.report(node, f"{what} is missing the '{lang}' text")
                 ok = False
                 continue
-            value = self._scalar(fields[lang], f"{what} ({lang})", max_len)
+            value = self.scalar(fields[lang], f"{what} ({lang})", max_len)
             if value is None:
                 ok = False
             else:
@@ -244,7 +276,7 @@ class _FileChecker:
         return Text(en=values["en"], id=values["id"]) if ok else None
 
     def _question(self, node: yaml.Node) -> Question | None:
-        fields = self._mapping(node, QUESTION_KEYS, "question")
+        fields = self.mapping(node, QUESTION_KEYS, "question")
         if fields is None:
             return None
         n_before = len(self.problems)
@@ -255,25 +287,13 @@ class _FileChecker:
             self.report(
                 fields["answer"], "mark the correct option with 'correct: true' instead of 'answer'"
             )
-        qid = self._scalar(fields["id"], "id", limits.MAX_ID) if "id" in fields else None
-        if qid is not None and not ID_PATTERN.match(qid):
-            self.report(
-                fields["id"], f"id '{_quoted(qid)}' must use lowercase letters, digits and '-'"
-            )
-        elif qid is not None and qid in self.seen_ids:
-            self.report(
-                fields["id"], f"duplicate id '{qid}' (first defined at {self.seen_ids[qid]})"
-            )
-        elif qid is not None:
-            self.seen_ids[qid] = f"{self.path}:{_line(fields['id'])}"
+        qid = self.check_id(fields["id"], limits.MAX_ID) if "id" in fields else None
         label = f"question '{_quoted(qid)}'" if qid else "question"
         prompt = (
-            self._text(fields["prompt"], "prompt", limits.MAX_PROMPT)
-            if "prompt" in fields
-            else None
+            self.text(fields["prompt"], "prompt", limits.MAX_PROMPT) if "prompt" in fields else None
         )
         explanation = (
-            self._text(fields["explanation"], "explanation", limits.MAX_EXPLANATION)
+            self.text(fields["explanation"], "explanation", limits.MAX_EXPLANATION)
             if "explanation" in fields
             else None
         )
@@ -281,12 +301,12 @@ class _FileChecker:
             self._options(fields["options"], label) if "options" in fields else ((), -1)
         )
         source = (
-            self._scalar(fields["source"], "source", limits.MAX_SOURCE)
+            self.scalar(fields["source"], "source", limits.MAX_SOURCE)
             if "source" in fields
             else None
         )
-        tags = self._tags(fields["tags"]) if "tags" in fields else ()
-        difficulty = self._difficulty(fields["difficulty"]) if "difficulty" in fields else None
+        tags = self.tags(fields["tags"]) if "tags" in fields else ()
+        difficulty = self.difficulty(fields["difficulty"]) if "difficulty" in fields else None
         if len(self.problems) > n_before or qid is None or prompt is None or explanation is None:
             return None
         return Question(
@@ -300,6 +320,17 @@ class _FileChecker:
             difficulty=difficulty,
             origin=f"{self.path}:{_line(node)}",
         )
+
+    def check_id(self, node: yaml.Node, max_len: int) -> str | None:
+        """A question's or template's id: well formed and unique across the bank."""
+        qid = self.scalar(node, "id", max_len)
+        if qid is not None and not ID_PATTERN.match(qid):
+            self.report(node, f"id '{_quoted(qid)}' must use lowercase letters, digits and '-'")
+        elif qid is not None and qid in self.seen_ids:
+            self.report(node, f"duplicate id '{qid}' (first defined at {self.seen_ids[qid]})")
+        elif qid is not None:
+            self.seen_ids[qid] = f"{self.path}:{_line(node)}"
+        return qid
 
     def _options(self, node: yaml.Node, label: str) -> tuple[tuple[Text, ...], int]:
         if not isinstance(node, yaml.SequenceNode):
@@ -316,7 +347,7 @@ class _FileChecker:
         seen: dict[str, set[str]] = {lang: set() for lang in LANGS}  # casefolded, linear time
         correct: list[int] = []
         for i, opt in enumerate(node.value):
-            text = self._text(opt, f"option {i + 1}", limits.MAX_OPTION, extra={"correct"})
+            text = self.text(opt, f"option {i + 1}", limits.MAX_OPTION, extra={"correct"})
             if isinstance(opt, yaml.MappingNode):
                 for k, v in opt.value:
                     if k.value == "correct":
@@ -339,18 +370,18 @@ class _FileChecker:
             )
         return tuple(texts), (correct[0] if len(correct) == 1 else -1)
 
-    def _tags(self, node: yaml.Node) -> tuple[str, ...]:
+    def tags(self, node: yaml.Node) -> tuple[str, ...]:
         if not isinstance(node, yaml.SequenceNode):
             self.report(node, "tags must be a list")
             return ()
         tags = []
         for item in node.value:
-            tag = self._scalar(item, "tag", 40)
+            tag = self.scalar(item, "tag", 40)
             if tag is not None:
                 tags.append(tag)
         return tuple(tags)
 
-    def _difficulty(self, node: yaml.Node) -> int | None:
+    def difficulty(self, node: yaml.Node) -> int | None:
         if isinstance(node, yaml.ScalarNode) and node.value in {
             str(d) for d in limits.DIFFICULTIES
         }:

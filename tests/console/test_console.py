@@ -70,15 +70,20 @@ def test_indonesian_and_scores_accumulate_across_sessions(tmp_path: Path) -> Non
 
 def test_topic_and_level_play_only_those_questions(tmp_path: Path) -> None:
     from bot.bank import load_bank
+    from bot.topics import Filter, matching
 
-    chosen = [q for q in load_bank().questions if "zeropp" in q.tags and q.difficulty == 3]
+    bank = load_bank()
+    chosen = [q for q in bank.questions if "zeropp" in q.tags and q.difficulty == 3]
+    generated = [t for t in bank.templates if "zeropp" in t.tags and t.difficulty == 3]
     args = ["--topic", "zeropp", "--level", "sulit", "--count", "8"]
     result = play(args, "a\n" * 8, tmp_path, tmp_path / "q.db")
     assert result.returncode == 0, result.stderr
-    total = len(chosen)  # the count is cut to the questions that match
+    total = len(matching(bank, Filter("zeropp", 3)))  # the count is cut to what matches
+    assert total == len(chosen) + len(generated)  # a template counts once
     assert f"Question {total}/{total}" in result.stdout
     flat = " ".join(result.stdout.split())  # prompts are wrapped for the terminal
     assert all(" ".join(q.prompt.en.split()) in flat for q in chosen)
+    assert generated and "GB of fp16 weights. With ZeRO-3" in flat  # the ZeRO++ template's draw
 
 
 def test_an_unknown_topic_lists_the_topics_and_plays_nothing(tmp_path: Path) -> None:

@@ -132,3 +132,20 @@ def test_key_facts_are_taught_somewhere() -> None:
 def test_correct_answers_are_not_always_in_one_position() -> None:
     positions = Counter(q.answer for q in load_bank().questions)
     assert max(positions.values()) / sum(positions.values()) < 0.5
+
+
+# Generated arithmetic (questions/60_arithmetic.yaml), counted apart from the hand-written ones.
+TEMPLATE_TOPICS = {"memory-math", "communication", "offload", "zeropp", "infinity", "stages"}
+
+
+def test_templates_cover_the_memory_and_communication_arithmetic() -> None:
+    bank = load_bank()
+    assert len(bank.templates) >= 9
+    tags = Counter(tag for t in bank.templates for tag in t.tags)
+    assert set(tags) >= TEMPLATE_TOPICS, tags
+    assert tags["memory-math"] >= 5 and tags["communication"] >= 3
+    for t in bank.templates:
+        assert t.source and t.difficulty in (1, 2, 3), t.id
+        assert set(t.tags) & TOPICS.keys(), t.id
+        assert t.explanation.en != t.explanation.id
+    assert {t.difficulty for t in bank.templates} == {1, 2, 3}

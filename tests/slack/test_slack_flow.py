@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+import pytest
 from fake_slack import (
     CHANNEL,
     FakeSlack,
@@ -18,8 +19,15 @@ from fake_slack import (
     slash_payload,
 )
 
-from bot.bank import Bank
+from bot.bank import Bank, load_bank
 from bot.clock import FakeClock
+
+
+@pytest.fixture(name="bank", scope="module")
+def hand_written_bank() -> Bank:
+    """These tests find the posted question by its text, so they ask only hand-written ones (a
+    generated question's flow is in tests/slack/test_slack_generated.py)."""
+    return Bank(load_bank().questions)
 
 
 def round_of(slack: SlackHarness) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fake_slack import FakeSlack, SlackHarness, shown
+from helpers import entry_shown
 
 from bot.bank import Bank
 
@@ -10,8 +11,7 @@ from bot.bank import Bank
 def posted_question_tags(fake: FakeSlack, bank: Bank) -> tuple[str, ...]:
     [post] = fake.calls_to("chat.postMessage")
     text = shown(post.args["blocks"])
-    [question] = [q for q in bank.questions if q.prompt.en in text]
-    return question.tags
+    return entry_shown(bank, text).tags  # a hand-written question or a template's draw
 
 
 async def test_question_with_a_topic_posts_a_question_of_that_topic(

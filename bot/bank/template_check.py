@@ -1,0 +1,285 @@
+"""Check the `templates:` of a bank file as strictly as its questions, each problem on its line.
+
+Beyond the shape (params, formulas, placeholders) a sample of seeds is drawn, so a division by
+zero, mistakes that coincide with the answer once rounded, or a text over the limits with the
+longest numbers are found by `zeroquiz validate`, not by a person in a channel.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import yaml
+
+from bot.bank import limits
+from bot.bank.formula import Formula, FormulaError, parse
+from bot.bank.numbers import UNITS
+from bot.bank.templates import (
+    ANSWER,
+    MAX_TEMPLATE_ID,
+    OPTIONS,
+    Distractor,
+    Template,
+    placeholders,
+)
+from bot.model import LANGS, Text
+
+if TYPE_CHECKING:
+    from bot.bank.loader import FileChecker
+
+TEMPLATE_KEYS = {
+    "id", "prompt", "explanation", "params", "values", "answer", "distractors", "unit", "source",
+    "tags", "difficulty",
+}  # fmt: skip
+REQUIRED_KEYS = ("id", "prompt", "explanation", "params", "answer", "distractors")
+RANGE_KEYS = {"from", "to", "step"}
+DISTRACTOR_KEYS = {"formula", "mistake"}
+MAX_PARAM_VALUES = 1000
+MAX_DISTRACTORS = 8
+SAMPLE_SEEDS = 16  # seeds drawn for the texts' lengths (the tests draw 1,000)
+GRID_SAMPLE = 1024  # param combinations checked for the numbers; all of a grid up to this size
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+def _grid(template: Template) -> Iterator[dict[str, float]]:
+    """Every combination of the params' values, or GRID_SAMPLE of them drawn with a fixed seed."""
+    names = [name for name, _ in template.params]
+    allowed = [values for _, values in template.params]
+    size = math.prod(len(values) for values in allowed)
+    if size <= GRID_SAMPLE:
+        for combo in itertools.product(*allowed):
+            yield dict(zip(names, combo, strict=True))
+        return
+    rng = random.Random(0)
+    for _ in range(GRID_SAMPLE):
+        yield {name: values[rng.randrange(len(values))] for name, values in template.params}
+
+
+class TemplateChecker:
+    def __init__(self, files: FileChecker) -> None:
+        self.files = files
+
+    def report(self, node: yaml.Node, message: str) -> None:
+        self.files.report(node, message)
+
+    def check(self, node: yaml.Node) -> Template | None:
+        f = self.files
+        fields = f.mapping(node, TEMPLATE_KEYS, "template")
+        if fields is None:
+            return None
+        n_before = len(f.problems)
+        for key in REQUIRED_KEYS:
+            if key not in fields:
+                self.report(node, f"template is missing field '{key}'")
+        tid = f.check_id(fields["id"], MAX_TEMPLATE_ID) if "id" in fields else None
+        keys = {k.value: k for k, _ in node.value} if isinstance(node, yaml.MappingNode) else {}
+        # A broken param or value is still declared: its formulas report nothing more.
+        names: set[str] = set()
+        params = self.params(fields["params"], names) if "params" in fields else {}
+        values = self.values(fields["values"], names) if "values" in fields else {}
+        answer = self.formula(fields["answer"], names) if "answer" in fields else None
+        distractors = (
+            self.distractors(fields["distractors"], names, keys["distractors"])
+            if "distractors" in fields
+            else ()
+        )
+        unit = f.scalar(fields["unit"], "unit", 10) if "unit" in fields else "GB"
+        if unit is not None and unit not in UNITS:
+            self.report(fields["unit"], f"unit must be one of {', '.join(UNITS)}")
+        prompt = self.text(fields, "prompt", limits.MAX_PROMPT, names)
+        explanation = self.text(fields, "explanation", limits.MAX_EXPLANATION, names | {ANSWER})
+        source = (
+            f.scalar(fields["source"], "source", limits.MAX_SOURCE) if "source" in fields else None
+        )
+        tags = f.tags(fields["tags"]) if "tags" in fields else ()
+        difficulty = f.difficulty(fields["difficulty"]) if "difficulty" in fields else None
+        if len(f.problems) > n_before:
+            return None
+        assert tid and prompt and explanation and answer and unit
+        template = Template(
+            id=tid,
+            prompt=prompt,
+            explanation=explanation,
+            params=tuple(params.items()),
+            values=tuple(values.items()),
+            answer=answer,
+            distractors=distractors,
+            unit=unit,
+            source=source,
+            tags=tags,
+            difficulty=difficulty,
+            origin=f"{f.path}:{_line(node)}",
+        )
+        return template if self.sample(template, keys) else None
+
+    def sample(self, template: Template, keys: dict[str, yaml.Node]) -> bool:
+        """Every combination of params (or a fixed sample of a large grid) for the numbers, a
+        sample of seeds for the texts; each kind of problem reported once, at its field."""
+        reported: set[str] = set()
+
+        def report(field: str, message: str) -> None:
+            if field not in reported:
+                reported.add(field)
+                self.report(keys[field], f"template '{template.id}': {message}")
+
+        for params in _grid(template):
+            found = template.check_numbers(params)
+            if found is not None:
+                report(*found)
+        if reported:
+            return False
+        for seed in range(SAMPLE_SEEDS):
+            for field, message in template.check_texts(seed):
+                report(field, message)
+        return not reported
+
+    def params(self, node: yaml.Node, declared: set[str]) -> dict[str, tuple[float, ...]]:
+        fields = self.files.mapping(node, None, "params")
+        out: dict[str, tuple[float, ...]] = {}
+        for name, value in (fields or {}).items():
+            if not name.isidentifier() or name == ANSWER:
+                self.report(value, f"param name '{name}' must be a plain name other than 'answer'")
+                continue
+            declared.add(name)
+            allowed = self.allowed(value, name)
+            if allowed:
+                out[name] = allowed
+        if fields is not None and not fields:
+            self.report(node, "params is empty; a template needs at least one param")
+        return out
+
+    def allowed(self, node: yaml.Node, name: str) -> tuple[float, ...]:
+        """A list of numbers, or {from, to, step} integers."""
+        if isinstance(node, yaml.SequenceNode):
+            numbers = [self.number(item, f"a value of param '{name}'") for item in node.value]
+            if not node.value:
+                self.report(node, f"param '{name}' has no values")
+            if len(node.value) > MAX_PARAM_VALUES:
+                self.report(node, f"param '{name}' has more than {MAX_PARAM_VALUES} values")
+                return ()
+            return tuple(n for n in numbers if n is not None) if None not in numbers else ()
+        fields = self.files.mapping(node, RANGE_KEYS, f"param '{name}'")
+        if fields is None:
+            return ()
+        if set(fields) != RANGE_KEYS:
+            self.report(node, f"param '{name}' needs a list of values or from, to and step")
+            return ()
+        start, stop, step = (
+            self.number(fields[k], k, integer=True) for k in ("from", "to", "step")
+        )
+        if start is None or stop is None or step is None:
+            return ()
+        if step <= 0 or stop < start:
+            self.report(
+                node, f"param '{name}' has no values (from {start:g} to {stop:g} step {step:g})"
+            )
+            return ()
+        if (stop - start) // step + 1 > MAX_PARAM_VALUES:
+            self.report(node, f"param '{name}' has more than {MAX_PARAM_VALUES} values")
+            return ()
+        return tuple(float(v) for v in range(int(start), int(stop) + 1, int(step)))
+
+    def number(self, node: yaml.Node, what: str, integer: bool = False) -> float | None:
+        kinds = ("int",) if integer else ("int", "float")
+        if isinstance(node, yaml.ScalarNode) and node.tag in {
+            f"tag:yaml.org,2002:{k}" for k in kinds
+        }:
+            try:
+                value = float(str(node.value).replace("_", ""))
+            except ValueError:
+                value = float("nan")
+            if value == value and abs(value) != float("inf"):
+                return value
+        self.report(node, f"{what} must be {'a whole number' if integer else 'a number'}")
+        return None
+
+    def values(self, node: yaml.Node, declared: set[str]) -> dict[str, Formula]:
+        """Named steps, each using the params and the steps before it."""
+        fields = self.files.mapping(node, None, "values")
+        out: dict[str, Formula] = {}
+        for name, value in (fields or {}).items():
+            if not name.isidentifier() or name == ANSWER or name in declared:
+                self.report(value, f"value name '{name}' must be a new plain name (not a param)")
+                continue
+            formula = self.formula(value, set(declared))
+            declared.add(name)
+            if formula is not None:
+                out[name] = formula
+        return out
+
+    def formula(self, node: yaml.Node, names: set[str]) -> Formula | None:
+        text = self.files.scalar(node, "formula", 1000)
+        if text is None:
+            return None
+        try:
+            formula = parse(text)
+        except FormulaError as exc:
+            self.report(node, str(exc))
+            return None
+        unknown = sorted(formula.names - names)
+        if unknown:
+            known = ", ".join(sorted(names)) or "none"
+            self.report(node, f"unknown name '{unknown[0]}' in formula (known: {known})")
+            return None
+        return formula
+
+    def distractors(
+        self, node: yaml.Node, names: set[str], key: yaml.Node
+    ) -> tuple[Distractor, ...]:
+        if not isinstance(node, yaml.SequenceNode):
+            self.report(node, "distractors must be a list")
+            return ()
+        if not OPTIONS - 1 <= len(node.value) <= MAX_DISTRACTORS:
+            self.report(
+                key,
+                f"template has {len(node.value)} distractors; "
+                f"it needs {OPTIONS - 1} to {MAX_DISTRACTORS}",
+            )
+        out = []
+        for item in node.value:
+            fields = self.files.mapping(item, DISTRACTOR_KEYS, "distractor")
+            if fields is None:
+                continue
+            if set(fields) != DISTRACTOR_KEYS:
+                self.report(item, "a distractor needs a formula and the mistake it stands for")
+                continue
+            formula = self.formula(fields["formula"], names)
+            mistake = self.files.scalar(fields["mistake"], "mistake", limits.MAX_SOURCE)
+            if formula is not None and mistake is not None:
+                out.append(Distractor(formula, mistake))
+        return tuple(out)
+
+    def text(
+        self, fields: dict[str, yaml.Node], key: str, max_len: int, names: set[str]
+    ) -> Text | None:
+        if key not in fields:
+            return None
+        text = self.files.text(fields[key], key, max_len)
+        node = fields[key]
+        if text is None or not isinstance(node, yaml.MappingNode):
+            return None
+        lines = {k.value: v for k, v in node.value}
+        ok = True
+        for lang in LANGS:
+            try:
+                used = placeholders(text.get(lang))
+            except ValueError as exc:
+                self.report(lines[lang], f"{key} ({lang}): {exc}")
+                ok = False
+                continue
+            unknown = [name for name in used if name not in names]
+            if unknown:
+                known = ", ".join("{" + n + "}" for n in sorted(names))
+                self.report(
+                    lines[lang],
+                    f"unknown placeholder '{{{unknown[0]}}}' in {key} ({lang}); known: {known}",
+                )
+                ok = False
+        return text if ok else None

@@ -1,0 +1,177 @@
+"""Question templates: a seed draws the numbers, the formulas give the answer and the mistakes.
+
+A drawn question's id is `<template id>@<seed>`, so a round that stores only its question id can
+always be re-drawn: `Bank.get` turns the id back into the very same question after a restart, at
+a reveal or in a review. Everything here is a pure function of the template and the seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bot.bank import limits
+from bot.bank.formula import Formula
+from bot.bank.numbers import format_amount, format_number, rounded
+from bot.model import LANGS, Lang, Question, Text
+from bot.shuffle import permutation
+
+SEED_LIMIT = 2**31  # rounds draw their seeds with getrandbits(31)
+MAX_TEMPLATE_ID = limits.MAX_ID - len(f"@{SEED_LIMIT - 1}")  # a drawn id stays within MAX_ID
+OPTIONS = 4
+# When a mistake gives the answer's number (or another mistake's) once rounded, the next listed
+# mistake is taken, then these multiples of the answer: options always differ as people see them.
+FALLBACK_FACTORS = (2.0, 0.5, 4.0, 0.25, 8.0, 3.0, 1.5, 10.0)
+ANSWER = "answer"
+
+
+@dataclass(frozen=True)
+class Distractor:
+    formula: Formula
+    mistake: str  # for authors: which usual mistake this option stands for
+
+
+@dataclass(frozen=True)
+class Template:
+    id: str
+    prompt: Text
+    explanation: Text
+    params: tuple[tuple[str, tuple[float, ...]], ...]  # name -> allowed values, in file order
+    values: tuple[tuple[str, Formula], ...]  # named steps of the worked arithmetic
+    answer: Formula
+    distractors: tuple[Distractor, ...]
+    unit: str = "GB"
+    source: str | None = None
+    tags: tuple[str, ...] = ()
+    difficulty: int | None = None
+    origin: str = ""
+
+    def drawn(self, seed: int) -> dict[str, float]:
+        """The params this seed draws, with Random.random(), which Python keeps across versions."""
+        rng = random.Random(seed)
+        return {name: allowed[int(rng.random() * len(allowed))] for name, allowed in self.params}
+
+    def evaluate(self, params: Mapping[str, float]) -> tuple[dict[str, float], float, list[float]]:
+        """(params and named values, answer, mistakes); ZeroDivisionError if a formula divides
+        by zero, ValueError if the answer is not a positive number."""
+        env = dict(params)
+        for name, formula in self.values:
+            env[name] = formula.evaluate(env)
+        answer = self.answer.evaluate(env)
+        if not (math.isfinite(answer) and answer > 0):
+            raise ValueError(f"gives an answer that is not positive ({answer:g})")
+        return env, answer, [d.formula.evaluate(env) for d in self.distractors]
+
+    def draw(self, seed: int) -> Question | None:
+        """The question for this seed, or None when its numbers are not a valid question."""
+        try:
+            env, answer, wrong = self.evaluate(self.drawn(seed))
+        except (ZeroDivisionError, ValueError):
+            return None
+        amounts = [_amount(value, self.unit) for value in pick(answer, wrong)[0]]
+        order = permutation(seed, OPTIONS)  # display-independent: the round shuffles again
+        env[ANSWER] = answer
+        return Question(
+            id=f"{self.id}@{seed}",
+            prompt=_fill(self.prompt, env, self.unit),
+            options=tuple(amounts[i] for i in order),
+            answer=order.index(0),
+            explanation=_fill(self.explanation, env, self.unit),
+            source=self.source,
+            tags=self.tags,
+            difficulty=self.difficulty,
+            origin=self.origin,
+        )
+
+    def check_numbers(self, params: Mapping[str, float]) -> tuple[str, str] | None:
+        """(field, message) when these params give no valid question, or mistakes that
+        coincide with the answer or each other once rounded (fallbacks would be needed)."""
+        shown = ", ".join(f"{name}={value:g}" for name, value in params.items())
+        try:
+            _, answer, wrong = self.evaluate(params)
+        except ZeroDivisionError:
+            return "answer", f"divides by zero ({shown})"
+        except ValueError as exc:
+            return "answer", f"{exc} ({shown})"
+        _, fallbacks = pick(answer, wrong)
+        if not fallbacks:
+            return None
+        return "distractors", (
+            f"with {shown} the mistakes give only {OPTIONS - 1 - fallbacks} options that differ "
+            "from the answer and each other as shown; add a mistake or change the params"
+        )
+
+    def check_texts(self, seed: int) -> list[tuple[str, str]]:
+        """(field, message) for each text of this seed's draw that is over its limit."""
+        question = self.draw(seed)
+        if question is None:
+            return []  # check_numbers reports why
+        found = []
+        for field, text, limit in (
+            ("prompt", question.prompt, limits.MAX_PROMPT),
+            ("explanation", question.explanation, limits.MAX_EXPLANATION),
+            *(("distractors", option, limits.MAX_OPTION) for option in question.options),
+        ):
+            for lang in LANGS:
+                size = len(text.get(lang))
+                if size > limit:
+                    message = f"{field} ({lang}) for seed {seed} is {size} characters"
+                    found.append((field, f"{message}; the limit is {limit}"))
+        return found
+
+
+def _amount(value: float, unit: str) -> Text:
+    return Text(en=format_amount(value, unit, "en"), id=format_amount(value, unit, "id"))
+
+
+def pick(answer: float, wrong: list[float]) -> tuple[list[float], int]:
+    """The answer first, then three mistakes that differ from it and each other once rounded
+    as shown (the same rounding in every language); and how many had to be fallback multiples
+    (the checker wants none)."""
+    chosen, shown = [answer], {rounded(answer)}
+    fallbacks = 0
+    for i, value in enumerate([*wrong, *(answer * f for f in FALLBACK_FACTORS)]):
+        if len(chosen) == OPTIONS:
+            break
+        if math.isfinite(value) and value > 0 and rounded(value) not in shown:
+            chosen.append(value)
+            shown.add(rounded(value))
+            fallbacks += i >= len(wrong)
+    return chosen, fallbacks
+
+
+def placeholders(text: str) -> list[str]:
+    """The {names} a text uses; ValueError for a stray brace or a {name!r} / {name:spec}."""
+    names = []
+    for _, name, spec, conversion in string.Formatter().parse(text):
+        if name is None:
+            continue
+        if spec or conversion:
+            raise ValueError(f"placeholder '{{{name}}}' takes no format; write just {{{name}}}")
+        if not name.isidentifier():
+            raise ValueError(f"placeholder '{{{name}}}' must be a plain name")
+        names.append(name)
+    return names
+
+
+def _fill(text: Text, env: Mapping[str, float], unit: str) -> Text:
+    def one(lang: Lang) -> str:
+        shown = {name: format_number(value, lang) for name, value in env.items()}
+        shown[ANSWER] = format_amount(env[ANSWER], unit, lang)
+        return text.get(lang).format_map(shown)
+
+    return Text(en=one("en"), id=one("id"))
+
+
+def parse_draw_id(question_id: str) -> tuple[str, int] | None:
+    """(template id, seed) for a drawn question's id; None for any other id."""
+    template_id, at, digits = question_id.partition("@")
+    if not at or not digits.isascii() or not digits.isdigit() or len(digits) > 10:
+        return None
+    seed = int(digits)
+    if str(seed) != digits or seed >= SEED_LIMIT:
+        return None  # one question, one id: no leading zeros
+    return template_id, seed

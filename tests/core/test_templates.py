@@ -1,0 +1,176 @@
+"""Generated arithmetic questions: 1,000 seeded draws of every bundled template are valid questions
+whose numbers agree with the fact sheet (shared/reference/zero-facts.md), computed here again from
+the numbers the prompt shows, not from the template's formulas."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from bot.bank import Bank, limits, load_bank
+from bot.bank.numbers import format_number
+from bot.model import LANGS, Question
+
+DRAWS = 1000
+
+
+def _psi(q: Question) -> float:
+    return _number(re.search(r"\b([\d,.]+)-billion-parameter", q.prompt.en))
+
+
+def _nd(q: Question) -> float:
+    return _number(re.search(r"\b([\d,]+) GPUs", q.prompt.en))
+
+
+def _number(match: re.Match[str] | None) -> float:
+    assert match is not None
+    return float(match.group(1).replace(",", ""))
+
+
+# The fact sheet's formulas, in GB for Ψ in billions (bytes per parameter x 1e9 / 1e9).
+EXPECTED: dict[str, Callable[[Question], float]] = {
+    # plain DP replicates (2 + 2 + K)Ψ with K = 12, whatever Nd (§3.1, §5)
+    "gen-mem-dp": lambda q: 16 * _psi(q),
+    # stage 1: 4Ψ + KΨ/Nd (§5.1)
+    "gen-mem-stage1": lambda q: 4 * _psi(q) + 12 * _psi(q) / _nd(q),
+    # stage 2: 2Ψ + 14Ψ/Nd (§5.2)
+    "gen-mem-stage2": lambda q: 2 * _psi(q) + 14 * _psi(q) / _nd(q),
+    # stage 3: 16Ψ/Nd (§5.3)
+    "gen-mem-stage3": lambda q: 16 * _psi(q) / _nd(q),
+    # ZeRO-Infinity's 20 bytes per parameter, all partitioned by stage 3
+    "gen-inf-stage3": lambda q: 20 * _psi(q) / _nd(q),
+    # stages 1 and 2 move 2Ψ elements a step, as plain DP does; fp16 is 2 bytes (§7)
+    "gen-comm-stage12": lambda q: 2 * _psi(q) * 2,
+    # stage 3 moves 3Ψ elements, 1.5x (§7)
+    "gen-comm-stage3": lambda q: 3 * _psi(q) * 2,
+    # ZeRO-Offload keeps the fp16 params on the GPU: 2 bytes per parameter instead of 16
+    "gen-offload-gpu": lambda q: 2 * _psi(q),
+    # ZeRO++: 3M -> 0.75M across nodes, M = the fp16 model size
+    "gen-zeropp-volume": lambda q: 0.75 * 2 * _psi(q),
+}
+
+
+def _gb(text: str) -> float:
+    match = re.fullmatch(r"([\d,]+(?:\.\d+)?) GB", text)
+    assert match, text
+    return float(match.group(1).replace(",", ""))
+
+
+def _id_text(en: str) -> str:
+    """The Indonesian way of writing an English number: a decimal comma, dots for thousands."""
+    return en.translate(str.maketrans(",.", ".,"))
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Bank:
+    return load_bank()
+
+
+def test_every_bundled_template_is_checked_here(bundled: Bank) -> None:
+    assert {t.id for t in bundled.templates} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("tid", sorted(EXPECTED))
+def test_1000_draws_are_valid_questions_with_the_right_arithmetic(bundled: Bank, tid: str) -> None:
+    answers = set()
+    for seed in range(DRAWS):
+        q = bundled.get(f"{tid}@{seed}")
+        assert q is not None, seed
+        assert q.id == f"{tid}@{seed}" and len(q.id) <= limits.MAX_ID
+        # Exactly one correct option among four that differ as shown, in both languages.
+        assert len(q.options) == 4 and 0 <= q.answer < 4
+        for lang in LANGS:
+            shown = [o.get(lang) for o in q.options]
+            assert len(set(shown)) == 4, (seed, shown)
+        for option in q.options:
+            assert option.id == _id_text(option.en), option
+        values = [_gb(o.en) for o in q.options]
+        assert values[q.answer] not in values[: q.answer] + values[q.answer + 1 :]
+        # The correct option is the fact sheet's number, rounded for people (3 significant digits).
+        expected = EXPECTED[tid](q)
+        assert values[q.answer] == pytest.approx(expected, rel=0.005), (seed, q.prompt.en)
+        answers.add(q.options[q.answer].en)
+        # Every text within the limits that keep rendered messages inside Slack's and Discord's.
+        for lang in LANGS:
+            assert 0 < len(q.prompt.get(lang)) <= limits.MAX_PROMPT
+            assert 0 < len(q.explanation.get(lang)) <= limits.MAX_EXPLANATION
+            assert all(len(o.get(lang)) <= limits.MAX_OPTION for o in q.options)
+            assert "{" not in q.prompt.get(lang) + q.explanation.get(lang)
+        # The worked arithmetic ends in the answer, written the same way in each language.
+        assert q.options[q.answer].en in q.explanation.en
+        assert q.options[q.answer].id in q.explanation.id
+        assert q.prompt.en != q.prompt.id and q.explanation.en != q.explanation.id
+    assert len(answers) >= 5  # the seeds really vary the numbers
+
+
+def test_the_answer_is_not_always_in_one_position(bundled: Bank) -> None:
+    positions = [bundled.get(f"gen-mem-stage3@{seed}") for seed in range(200)]
+    counts = [sum(1 for q in positions if q and q.answer == i) for i in range(4)]
+    assert min(counts) > 20, counts
+
+
+def test_the_fact_sheet_worked_example_is_drawn_as_the_paper_prints_it(bundled: Bank) -> None:
+    """Ψ = 7.5B, Nd = 64: 120 GB, 31.4 GB, 16.6 GB, 1.88 GB (ZeRO paper, Fig. 1 and Table 1)."""
+    want = {
+        "gen-mem-dp": "120 GB",
+        "gen-mem-stage1": "31.4 GB",
+        "gen-mem-stage2": "16.6 GB",
+        "gen-mem-stage3": "1.88 GB",
+    }
+    for tid, answer in want.items():
+        q = next(
+            q
+            for seed in range(5000)
+            if (q := bundled.get(f"{tid}@{seed}"))
+            and "7.5-billion" in q.prompt.en
+            and re.search(r"\b64 GPUs", q.prompt.en)
+        )
+        assert q.options[q.answer].en == answer, tid
+        assert q.options[q.answer].id == _id_text(answer)
+
+
+def test_a_draw_is_the_same_question_every_time_and_after_a_reload(bundled: Bank) -> None:
+    fresh = load_bank()
+    for t in bundled.templates:
+        for seed in (0, 1, 77, 2**31 - 1):
+            qid = f"{t.id}@{seed}"
+            assert bundled.get(qid) == bundled.get(qid) == fresh.get(qid)
+    assert bundled.get("gen-mem-stage3@5") != bundled.get("gen-mem-stage3@6")
+
+
+@pytest.mark.parametrize(
+    "qid",
+    [
+        "gen-mem-stage3@",
+        "gen-mem-stage3@007",  # one question, one id
+        "gen-mem-stage3@-1",
+        "gen-mem-stage3@2147483648",
+        "gen-mem-stage3@1.5",
+        "gen-mem-stage3@١",  # a digit, but not an ASCII one
+        "nosuch@1",
+        "@1",
+        "orig-01@1",
+    ],
+)
+def test_an_id_that_is_no_draw_finds_nothing(bundled: Bank, qid: str) -> None:
+    assert bundled.get(qid) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "en", "id"),
+    [
+        (120.0, "120", "120"),
+        (31.40625, "31.4", "31,4"),
+        (1.875, "1.88", "1,88"),
+        (1400.0, "1,400", "1.400"),
+        (0.234375, "0.234", "0,234"),
+        (16000.0, "16,000", "16.000"),
+        (2.345, "2.35", "2,35"),
+        (24.0, "24", "24"),
+    ],
+)
+def test_numbers_are_written_for_people_in_each_language(value: float, en: str, id: str) -> None:
+    assert format_number(value, "en") == en
+    assert format_number(value, "id") == id
