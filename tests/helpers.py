@@ -132,12 +132,17 @@ def poke(db_path: str | Path, *statements: str) -> None:
 
 
 def entry_shown(bank: Bank, text: str) -> Question | Template:
-    """The hand-written question whose prompt `text` shows, or the template whose prompt it shows
-    with drawn numbers in place of the {placeholders} (a generated question has no fixed text)."""
-    found: list[Question | Template] = [q for q in bank.questions if q.prompt.en in text]
+    """The hand-written question whose prompt (in either language) `text` shows, or the template
+    whose prompt it shows with drawn numbers in place of the {placeholders} (a generated question
+    has no fixed text)."""
+    found: list[Question | Template] = [
+        q for q in bank.questions if q.prompt.en in text or q.prompt.id in text
+    ]
     for t in bank.templates:
-        parts = re.split(r"\{\w+\}", t.prompt.en)
-        if re.search(r"[\d,.]+".join(map(re.escape, parts)), text):
-            found.append(t)
+        for prompt in (t.prompt.en, t.prompt.id):  # either language; numbers as either writes them
+            parts = re.split(r"\{\w+\}", prompt)
+            if re.search(r"[\d,.]+".join(map(re.escape, parts)), text):
+                found.append(t)
+                break
     assert len(found) == 1, found
     return found[0]

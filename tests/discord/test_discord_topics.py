@@ -57,3 +57,24 @@ async def test_typing_a_topic_gets_the_matching_tags_through_the_gateway(
     values = [c["value"] for c in answer["data"]["choices"]]
     assert values[0] == "memory-math" and "dp-memory" in values and "offload" not in values
     assert not [c for c in fake_discord.calls if c.method == "POST" and "/messages" in c.path]
+
+
+async def test_in_an_indonesian_channel_the_topic_and_level_work_and_errors_are_indonesian(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    await fake_discord.reply_to(
+        await fake_discord.slash("lang", {"language": "id"}, permissions=1 << 5)
+    )
+    reply = await fake_discord.reply_to(
+        await fake_discord.slash("start", {"count": 2, "topic": "offload", "level": "medium"})
+    )
+    assert reply["flags"] & EPHEMERAL and text_of(reply) == "Sesi 2 soal dimulai."
+    row = await latest_round(bot)
+    question = bot.runtime.quiz.bank.get(row.question_id)
+    assert question is not None and "offload" in question.tags and question.difficulty == 2
+    unknown = await fake_discord.reply_to(
+        await fake_discord.slash("question", {"topic": "tidakada"})
+    )
+    assert unknown["flags"] & EPHEMERAL
+    assert "Tidak ada topik" in text_of(unknown) and "`zeropp`" in text_of(unknown)

@@ -32,3 +32,17 @@ async def test_an_unknown_topic_gets_the_list_privately_and_posts_nothing(
     assert "There is no topic" in text and "nosuch" in text
     assert "offload" in text and "zeropp" in text and "memory-math" in text
     assert fake.calls_to("chat.postMessage") == []
+
+
+async def test_indonesian_level_words_and_the_unknown_topic_in_indonesian(
+    slack: SlackHarness, fake: FakeSlack, bank: Bank
+) -> None:
+    await slack.ask("lang id", user="UADMIN")
+    reply = await slack.ask("question sulit offload")
+    assert "Soal sudah dikirim." in shown(reply["blocks"])
+    [post] = fake.calls_to("chat.postMessage")
+    entry = entry_shown(bank, shown(post.args["blocks"]))
+    assert "offload" in entry.tags and entry.difficulty == 3
+    text = shown((await slack.ask("start 2 tidakada mudah"))["blocks"])
+    assert "Tidak ada topik" in text and "tidakada" in text and "zeropp" in text
+    assert len(fake.calls_to("chat.postMessage")) == 1  # the unknown topic posted nothing
