@@ -19,11 +19,14 @@ def zeroquiz() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "adapters.cli"]
 
 
-def play(args: list[str], stdin: str, cwd: Path, db: Path) -> subprocess.CompletedProcess[str]:
+def terminal(
+    command: str, args: list[str], stdin: str, cwd: Path, db: Path
+) -> subprocess.CompletedProcess[str]:
+    """A real `zeroquiz <command>` child on the database `db`, its input piped."""
     env = {k: v for k, v in os.environ.items() if k != "ZEROQUIZ_DB"}
     env["ZEROQUIZ_DB"] = str(db)
     return subprocess.run(
-        [*zeroquiz(), "play", *args],
+        [*zeroquiz(), command, *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -31,6 +34,10 @@ def play(args: list[str], stdin: str, cwd: Path, db: Path) -> subprocess.Complet
         env=env,
         timeout=60,
     )
+
+
+def play(args: list[str], stdin: str, cwd: Path, db: Path) -> subprocess.CompletedProcess[str]:
+    return terminal("play", args, stdin, cwd, db)
 
 
 def test_eight_letters_play_eight_questions_from_any_directory(tmp_path: Path) -> None:
@@ -94,17 +101,7 @@ def test_an_unknown_topic_lists_the_topics_and_plays_nothing(tmp_path: Path) -> 
 
 
 def review(args: list[str], stdin: str, cwd: Path, db: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ZEROQUIZ_DB"}
-    env["ZEROQUIZ_DB"] = str(db)
-    return subprocess.run(
-        [*zeroquiz(), "review", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=60,
-    )
+    return terminal("review", args, stdin, cwd, db)
 
 
 def test_review_brings_back_the_cards_played_and_leaves_scores_alone(tmp_path: Path) -> None:
