@@ -87,6 +87,7 @@ def _text_seeds(template: Template) -> Iterator[int]:
 class TemplateChecker:
     def __init__(self, files: FileChecker) -> None:
         self.files = files
+        self.names_unknown = False  # a broken `cases:` declares names no one can tell
 
     def report(self, node: yaml.Node, message: str) -> None:
         self.files.report(node, message)
@@ -232,14 +233,14 @@ class TemplateChecker:
     def cases(self, node: yaml.Node, declared: set[str]) -> tuple[Case, ...]:
         """Named rows, one drawn per seed; every case defines the same value names, which are
         declared (even for a broken case, so its formulas report nothing more)."""
-        if not isinstance(node, yaml.SequenceNode):
-            self.report(node, "cases must be a list")
-            return ()
-        if not node.value:
-            self.report(node, "cases is empty; leave it out or list at least one case")
-            return ()
-        if len(node.value) > MAX_CASES:
-            self.report(node, f"template has more than {MAX_CASES} cases")
+        if not isinstance(node, yaml.SequenceNode) or not node.value or len(node.value) > MAX_CASES:
+            self.names_unknown = True
+            if not isinstance(node, yaml.SequenceNode):
+                self.report(node, "cases must be a list")
+            elif not node.value:
+                self.report(node, "cases is empty; leave it out or list at least one case")
+            else:
+                self.report(node, f"template has more than {MAX_CASES} cases")
             return ()
         params = frozenset(declared)
         out: list[Case] = []
@@ -332,6 +333,8 @@ class TemplateChecker:
             self.report(node, str(exc))
             return None
         unknown = sorted(formula.names - names)
+        if unknown and self.names_unknown:
+            return None  # `cases:` is reported
         if unknown:
             known = ", ".join(sorted(names)) or "none"
             self.report(node, f"unknown name '{unknown[0]}' in formula (known: {known})")
@@ -403,7 +406,9 @@ class TemplateChecker:
                 continue
             shown = names | {CASE} if has_cases else names
             unknown = [name for name in used if name not in shown]
-            if unknown:
+            if unknown and self.names_unknown:
+                ok = False  # `cases:` is reported
+            elif unknown:
                 known = ", ".join("{" + n + "}" for n in sorted(shown))
                 self.report(
                     lines[lang],
