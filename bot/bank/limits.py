@@ -16,7 +16,7 @@ DIFFICULTIES = (1, 2, 3)
 
 # Hostile-input guards. A valid file nests 5 levels (file, questions, question, options, option);
 # PyYAML's composer recurses once per level, so without a bound a deep file ends in RecursionError.
-NEEDED_DEPTH = 5
+NEEDED_DEPTH = 6  # a template: file, templates, template, cases, case, label
 MAX_DEPTH = 10
 # Work is bounded by size and by values (every key, text, list and mapping), as pure-Python PyYAML
 # spends about 0.5 s a MB plus 15 us and 0.7 kB a value. The largest bundled file is under 30 kB and

@@ -20,8 +20,10 @@ from bot.bank.formula import Formula, FormulaError, parse
 from bot.bank.numbers import UNITS
 from bot.bank.templates import (
     ANSWER,
+    CASE,
     MAX_TEMPLATE_ID,
     OPTIONS,
+    Case,
     Distractor,
     Template,
     placeholders,
@@ -33,38 +35,59 @@ if TYPE_CHECKING:
 
 TEMPLATE_KEYS = {
     "id", "prompt", "explanation", "params", "values", "answer", "distractors", "unit", "source",
-    "tags", "difficulty",
+    "tags", "difficulty", "cases",
 }  # fmt: skip
 REQUIRED_KEYS = ("id", "prompt", "explanation", "params", "answer", "distractors")
 RANGE_KEYS = {"from", "to", "step"}
 DISTRACTOR_KEYS = {"formula", "mistake"}
+CASE_KEYS = {"label", "values"}
+RESERVED = (ANSWER, CASE)  # placeholders the texts get besides the names
+MAX_CASES = 100
+MAX_CASE_LABEL = 100
 MAX_PARAM_VALUES = 1000
 MAX_DISTRACTORS = 8
-SAMPLE_SEEDS = 16  # seeds drawn for the texts' lengths (the tests draw 1,000)
-GRID_SAMPLE = 1024  # param combinations checked for the numbers; all of a grid up to this size
+SAMPLE_SEEDS = 16  # seeds drawn for the texts' lengths (the tests draw 1,000), and more until
+MAX_SEEDS = 1024  # every case was drawn once (a case's label may be the longest text)
+GRID_SAMPLE = 1024  # combinations of params and case checked for the numbers; all up to this size
 
 
 def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
-def _grid(template: Template) -> Iterator[dict[str, float]]:
-    """Every combination of the params' values, or GRID_SAMPLE of them drawn with a fixed seed."""
+def _grid(template: Template) -> Iterator[tuple[dict[str, float], Case | None]]:
+    """Every combination of the params' values with every case, or GRID_SAMPLE of them drawn with
+    a fixed seed, each case in turn."""
     names = [name for name, _ in template.params]
     allowed = [values for _, values in template.params]
-    size = math.prod(len(values) for values in allowed)
+    cases: tuple[Case | None, ...] = template.cases or (None,)
+    size = math.prod(len(values) for values in allowed) * len(cases)
     if size <= GRID_SAMPLE:
-        for combo in itertools.product(*allowed):
-            yield dict(zip(names, combo, strict=True))
+        for case in cases:
+            for combo in itertools.product(*allowed):
+                yield dict(zip(names, combo, strict=True)), case
         return
     rng = random.Random(0)
-    for _ in range(GRID_SAMPLE):
-        yield {name: values[rng.randrange(len(values))] for name, values in template.params}
+    for i in range(GRID_SAMPLE):
+        params = {name: values[rng.randrange(len(values))] for name, values in template.params}
+        yield params, cases[i % len(cases)]
+
+
+def _text_seeds(template: Template) -> Iterator[int]:
+    """SAMPLE_SEEDS seeds, then more until each case has been drawn (or MAX_SEEDS in all)."""
+    unseen = set(range(len(template.cases)))
+    for seed in range(MAX_SEEDS):
+        if seed >= SAMPLE_SEEDS and not unseen:
+            return
+        case = template.drawn(seed)[1]
+        unseen.discard(template.cases.index(case) if case else -1)
+        yield seed
 
 
 class TemplateChecker:
     def __init__(self, files: FileChecker) -> None:
         self.files = files
+        self.names_unknown = False  # a broken `cases:` declares names no one can tell
 
     def report(self, node: yaml.Node, message: str) -> None:
         self.files.report(node, message)
@@ -83,6 +106,7 @@ class TemplateChecker:
         # A broken param or value is still declared: its formulas report nothing more.
         names: set[str] = set()
         params = self.params(fields["params"], names) if "params" in fields else {}
+        cases = self.cases(fields["cases"], names) if "cases" in fields else ()
         values = self.values(fields["values"], names) if "values" in fields else {}
         answer = self.formula(fields["answer"], names) if "answer" in fields else None
         distractors = (
@@ -93,8 +117,11 @@ class TemplateChecker:
         unit = f.scalar(fields["unit"], "unit", 10) if "unit" in fields else "GB"
         if unit is not None and unit not in UNITS:
             self.report(fields["unit"], f"unit must be one of {', '.join(UNITS)}")
-        prompt = self.text(fields, "prompt", limits.MAX_PROMPT, names)
-        explanation = self.text(fields, "explanation", limits.MAX_EXPLANATION, names | {ANSWER})
+        has_cases = "cases" in fields
+        prompt = self.text(fields, "prompt", limits.MAX_PROMPT, names, has_cases)
+        explanation = self.text(
+            fields, "explanation", limits.MAX_EXPLANATION, names | {ANSWER}, has_cases
+        )
         source = (
             f.scalar(fields["source"], "source", limits.MAX_SOURCE) if "source" in fields else None
         )
@@ -116,6 +143,7 @@ class TemplateChecker:
             tags=tags,
             difficulty=difficulty,
             origin=f"{f.path}:{_line(node)}",
+            cases=cases,
         )
         return template if self.sample(template, keys) else None
 
@@ -129,13 +157,13 @@ class TemplateChecker:
                 reported.add(field)
                 self.report(keys[field], f"template '{template.id}': {message}")
 
-        for params in _grid(template):
-            found = template.check_numbers(params)
+        for params, case in _grid(template):
+            found = template.check_numbers(params, case)
             if found is not None:
                 report(*found)
         if reported:
             return False
-        for seed in range(SAMPLE_SEEDS):
+        for seed in _text_seeds(template):
             for field, message in template.check_texts(seed):
                 report(field, message)
         return not reported
@@ -144,8 +172,10 @@ class TemplateChecker:
         fields = self.files.mapping(node, None, "params")
         out: dict[str, tuple[float, ...]] = {}
         for name, value in (fields or {}).items():
-            if not name.isidentifier() or name == ANSWER:
-                self.report(value, f"param name '{name}' must be a plain name other than 'answer'")
+            if not name.isidentifier() or name in RESERVED:
+                self.report(
+                    value, f"param name '{name}' must be a plain name other than 'answer' or 'case'"
+                )
                 continue
             declared.add(name)
             allowed = self.allowed(value, name)
@@ -200,13 +230,92 @@ class TemplateChecker:
         self.report(node, f"{what} must be {'a whole number' if integer else 'a number'}")
         return None
 
+    def cases(self, node: yaml.Node, declared: set[str]) -> tuple[Case, ...]:
+        """Named rows, one drawn per seed; every case defines the same value names, which are
+        declared (even for a broken case, so its formulas report nothing more)."""
+        if not isinstance(node, yaml.SequenceNode) or not node.value or len(node.value) > MAX_CASES:
+            self.names_unknown = True
+            if not isinstance(node, yaml.SequenceNode):
+                self.report(node, "cases must be a list")
+            elif not node.value:
+                self.report(node, "cases is empty; leave it out or list at least one case")
+            else:
+                self.report(node, f"template has more than {MAX_CASES} cases")
+            return ()
+        params = frozenset(declared)
+        out: list[Case] = []
+        first: list[str] | None = None
+        labels: set[str] = set()
+        ok = True
+        for item in node.value:
+            case, values_node = self.case(item, params, declared)
+            if case is None or values_node is None:
+                ok = False
+                continue
+            names = [name for name, _ in case.values]
+            if first is None:
+                first = names
+            elif set(names) != set(first):
+                self.report(
+                    values_node,
+                    f"case '{case.label.en}' has values {', '.join(sorted(names))}; "
+                    f"the first case has {', '.join(sorted(first))}",
+                )
+                ok = False
+                continue
+            for lang in LANGS:
+                if case.label.get(lang) in labels:
+                    self.report(item, f"case label '{case.label.get(lang)}' appears twice")
+                    ok = False
+                labels.add(case.label.get(lang))
+            out.append(case)
+        return tuple(out) if ok else ()
+
+    def case(
+        self, node: yaml.Node, params: frozenset[str], declared: set[str]
+    ) -> tuple[Case | None, yaml.Node | None]:
+        """A case, and its values' node (where a differing set of names is reported)."""
+        f = self.files
+        fields = f.mapping(node, CASE_KEYS, "case")
+        if fields is None:
+            return None, None
+        for key in sorted(CASE_KEYS - set(fields)):
+            self.report(node, f"case is missing field '{key}'")
+        label = f.text(fields["label"], "case label", MAX_CASE_LABEL) if "label" in fields else None
+        values_node = fields.get("values")
+        numbers = f.mapping(values_node, None, "case values") if values_node else None
+        values: list[tuple[str, float]] = []
+        ok = numbers is not None
+        for name, value in (numbers or {}).items():
+            if not name.isidentifier() or name in RESERVED or name in params:
+                self.report(
+                    value, f"case value name '{name}' must be a plain name (not a param or 'case')"
+                )
+                ok = False
+                continue
+            declared.add(name)
+            number = self.number(value, f"case value '{name}'")
+            if number is None:
+                ok = False
+            else:
+                values.append((name, number))
+        if numbers is not None and not numbers:
+            self.report(values_node or node, "case values is empty; a case needs at least one")
+            ok = False
+        if label is None or not ok:
+            return None, None
+        return Case(label, tuple(values)), values_node
+
     def values(self, node: yaml.Node, declared: set[str]) -> dict[str, Formula]:
         """Named steps, each using the params and the steps before it."""
         fields = self.files.mapping(node, None, "values")
         out: dict[str, Formula] = {}
         for name, value in (fields or {}).items():
-            if not name.isidentifier() or name == ANSWER or name in declared:
-                self.report(value, f"value name '{name}' must be a new plain name (not a param)")
+            if not name.isidentifier() or name in RESERVED or name in declared:
+                self.report(
+                    value,
+                    f"value name '{name}' must be a new plain name (not a param or a case value)",
+                )
                 continue
             formula = self.formula(value, set(declared))
             declared.add(name)
@@ -224,6 +333,8 @@ class TemplateChecker:
             self.report(node, str(exc))
             return None
         unknown = sorted(formula.names - names)
+        if unknown and self.names_unknown:
+            return None  # `cases:` is reported
         if unknown:
             known = ", ".join(sorted(names)) or "none"
             self.report(node, f"unknown name '{unknown[0]}' in formula (known: {known})")
@@ -257,8 +368,15 @@ class TemplateChecker:
         return tuple(out)
 
     def text(
-        self, fields: dict[str, yaml.Node], key: str, max_len: int, names: set[str]
+        self,
+        fields: dict[str, yaml.Node],
+        key: str,
+        max_len: int,
+        names: set[str],
+        has_cases: bool,
     ) -> Text | None:
+        """The text, its placeholders known; a template with cases shows the drawn case's label
+        in its prompt, or a reader could not tell which row the numbers belong to."""
         if key not in fields:
             return None
         text = self.files.text(fields[key], key, max_len)
@@ -274,9 +392,24 @@ class TemplateChecker:
                 self.report(lines[lang], f"{key} ({lang}): {exc}")
                 ok = False
                 continue
-            unknown = [name for name in used if name not in names]
-            if unknown:
-                known = ", ".join("{" + n + "}" for n in sorted(names))
+            if CASE in used and not has_cases:
+                self.report(
+                    lines[lang], f"placeholder '{{case}}' in {key} ({lang}) needs 'cases:' to draw"
+                )
+                ok = False
+                continue
+            if has_cases and key == "prompt" and CASE not in used:
+                self.report(
+                    lines[lang], f"prompt ({lang}) must show the drawn case with '{{case}}'"
+                )
+                ok = False
+                continue
+            shown = names | {CASE} if has_cases else names
+            unknown = [name for name in used if name not in shown]
+            if unknown and self.names_unknown:
+                ok = False  # `cases:` is reported
+            elif unknown:
+                known = ", ".join("{" + n + "}" for n in sorted(shown))
                 self.report(
                     lines[lang],
                     f"unknown placeholder '{{{unknown[0]}}}' in {key} ({lang}); known: {known}",

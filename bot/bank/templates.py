@@ -26,12 +26,22 @@ OPTIONS = 4
 # mistake is taken, then these multiples of the answer: options always differ as people see them.
 FALLBACK_FACTORS = (2.0, 0.5, 4.0, 0.25, 8.0, 3.0, 1.5, 10.0)
 ANSWER = "answer"
+CASE = "case"  # the placeholder that shows the drawn case's label
 
 
 @dataclass(frozen=True)
 class Distractor:
     formula: Formula
     mistake: str  # for authors: which usual mistake this option stands for
+
+
+@dataclass(frozen=True)
+class Case:
+    """A named row drawn as a whole (a precision and its bytes per parameter): numbers that only
+    make sense together, which independent params could not keep together."""
+
+    label: Text
+    values: tuple[tuple[str, float], ...]  # name -> number; every case of a template, same names
 
 
 @dataclass(frozen=True)
@@ -48,16 +58,24 @@ class Template:
     tags: tuple[str, ...] = ()
     difficulty: int | None = None
     origin: str = ""
+    cases: tuple[Case, ...] = ()
 
-    def drawn(self, seed: int) -> dict[str, float]:
-        """The params this seed draws, with Random.random(), which Python keeps across versions."""
+    def drawn(self, seed: int) -> tuple[dict[str, float], Case | None]:
+        """The params and the case this seed draws, with Random.random(), which Python keeps
+        across versions; the case is drawn after the params, so a template without cases draws
+        what it drew before cases existed."""
         rng = random.Random(seed)
-        return {name: allowed[int(rng.random() * len(allowed))] for name, allowed in self.params}
+        params = {name: allowed[int(rng.random() * len(allowed))] for name, allowed in self.params}
+        case = self.cases[int(rng.random() * len(self.cases))] if self.cases else None
+        return params, case
 
-    def evaluate(self, params: Mapping[str, float]) -> tuple[dict[str, float], float, list[float]]:
-        """(params and named values, answer, mistakes); ZeroDivisionError if a formula divides
-        by zero, ValueError if the answer is not a positive number."""
+    def evaluate(
+        self, params: Mapping[str, float], case: Case | None = None
+    ) -> tuple[dict[str, float], float, list[float]]:
+        """(params, the case's values and named values, answer, mistakes); ZeroDivisionError if a
+        formula divides by zero, ValueError if the answer is not a positive number."""
         env = dict(params)
+        env.update(case.values if case else ())
         for name, formula in self.values:
             env[name] = formula.evaluate(env)
         answer = self.answer.evaluate(env)
@@ -67,8 +85,9 @@ class Template:
 
     def draw(self, seed: int) -> Question | None:
         """The question for this seed, or None when its numbers are not a valid question."""
+        params, case = self.drawn(seed)
         try:
-            env, answer, wrong = self.evaluate(self.drawn(seed))
+            env, answer, wrong = self.evaluate(params, case)
         except (ZeroDivisionError, ValueError):
             return None
         amounts = [_amount(value, self.unit) for value in pick(answer, wrong)[0]]
@@ -76,22 +95,26 @@ class Template:
         env[ANSWER] = answer
         return Question(
             id=f"{self.id}@{seed}",
-            prompt=_fill(self.prompt, env, self.unit),
+            prompt=_fill(self.prompt, env, self.unit, case),
             options=tuple(amounts[i] for i in order),
             answer=order.index(0),
-            explanation=_fill(self.explanation, env, self.unit),
+            explanation=_fill(self.explanation, env, self.unit, case),
             source=self.source,
             tags=self.tags,
             difficulty=self.difficulty,
             origin=self.origin,
         )
 
-    def check_numbers(self, params: Mapping[str, float]) -> tuple[str, str] | None:
-        """(field, message) when these params give no valid question, or mistakes that
+    def check_numbers(
+        self, params: Mapping[str, float], case: Case | None = None
+    ) -> tuple[str, str] | None:
+        """(field, message) when these params (and case) give no valid question, or mistakes that
         coincide with the answer or each other once rounded (fallbacks would be needed)."""
         shown = ", ".join(f"{name}={value:g}" for name, value in params.items())
+        if case is not None:
+            shown = f"case '{case.label.en}', {shown}"
         try:
-            _, answer, wrong = self.evaluate(params)
+            _, answer, wrong = self.evaluate(params, case)
         except ZeroDivisionError:
             return "answer", f"divides by zero ({shown})"
         except ValueError as exc:
@@ -157,10 +180,12 @@ def placeholders(text: str) -> list[str]:
     return names
 
 
-def _fill(text: Text, env: Mapping[str, float], unit: str) -> Text:
+def _fill(text: Text, env: Mapping[str, float], unit: str, case: Case | None) -> Text:
     def one(lang: Lang) -> str:
         shown = {name: format_number(value, lang) for name, value in env.items()}
         shown[ANSWER] = format_amount(env[ANSWER], unit, lang)
+        if case is not None:
+            shown[CASE] = case.label.get(lang)
         return text.get(lang).format_map(shown)
 
     return Text(en=one("en"), id=one("id"))

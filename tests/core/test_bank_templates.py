@@ -210,3 +210,174 @@ def test_the_bundled_bank_validates_fast_with_its_templates() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert " templates in " in out.stdout
+
+
+# Cases: named rows (a precision and its bytes per parameter) drawn whole, one per seed.
+CASES = """\
+templates:
+  - id: t-prec
+    params:
+      psi: [1.5, 7.5, 13]
+      nd: [8, 16, 64]
+    cases:
+      - label: {en: "fp16 grads", id: "gradient fp16"}
+        values: {kept: 4, shard: 16}
+      - label: {en: "fp32 grads", id: "gradient fp32"}
+        values: {kept: 8, shard: 8}
+    values:
+      whole: "kept * psi"
+    answer: "(kept + shard / nd) * psi"
+    distractors:
+      - {formula: "(kept + shard) * psi", mistake: "nothing sharded"}
+      - {formula: "(kept + shard) * psi / nd", mistake: "everything sharded"}
+      - {formula: "shard * psi / nd", mistake: "the whole part left out"}
+    prompt:
+      en: "{psi}B params with {case}, {nd} GPUs: per GPU?"
+      id: "{psi}B parameter dengan {case}, {nd} GPU: per GPU?"
+    explanation:
+      en: "For {case}: {whole} GB whole plus the shard, {answer}."
+      id: "Untuk {case}: {whole} GB utuh ditambah shard, {answer}."
+"""
+SECOND_CASE = """\
+      - label: {en: "fp32 grads", id: "gradient fp32"}
+        values: {kept: 8, shard: 8}
+"""
+CASES_BLOCK = CASES[CASES.index("    cases:\n") : CASES.index("    values:\n")]
+
+
+def test_cases_are_drawn_with_their_labels_and_numbers_and_drawn_again_alike(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(CASES, encoding="utf-8")
+    bank, again = load_bank([path]), load_bank([path])
+    rows = {"fp16 grads": (4, 16, "gradient fp16"), "fp32 grads": (8, 8, "gradient fp32")}
+    seen = set()
+    for seed in range(200):
+        q = bank.get(f"t-prec@{seed}")
+        assert q is not None and q == again.get(f"t-prec@{seed}")
+        (label,) = [row for row in rows if f"with {row}," in q.prompt.en]
+        kept, shard, label_id = rows[label]
+        assert f"dengan {label_id}," in q.prompt.id and q.explanation.id.startswith(
+            f"Untuk {label_id}:"
+        )
+        psi = float(q.prompt.en.split("B params")[0])
+        nd = float(q.prompt.en.split(", ")[1].split(" GPUs")[0])
+        shown = float(q.options[q.answer].en.removesuffix(" GB"))
+        assert shown == pytest.approx((kept + shard / nd) * psi, rel=0.005), q.prompt.en
+        seen.add(label)
+    assert seen == set(rows)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (CASES_BLOCK, "    cases: {kept: 4, shard: 16}\n", "cases must be a list"),
+        (CASES_BLOCK, "    cases: []\n", "cases is empty; leave it out or list at least one case"),
+        (
+            'label: {en: "fp32 grads", id: "gradient fp32"}',
+            'label: {en: "fp32 grads"}',
+            "case label is missing the 'id' text",
+        ),
+        (SECOND_CASE, "      - values: {kept: 8, shard: 8}\n", "case is missing field 'label'"),
+        (
+            "values: {kept: 8, shard: 8}",
+            "values: {kept: 8, shard: eight}",
+            "case value 'shard' must be a number",
+        ),
+        (
+            "values: {kept: 8, shard: 8}",
+            "values: {kept: 8, shared: 8}",
+            "case 'fp32 grads' has values kept, shared; the first case has kept, shard",
+        ),
+        (
+            "values: {kept: 8, shard: 8}",
+            "values: {kept: 8, shard: 8, psi: 2}",
+            "case value name 'psi' must be a plain name (not a param or 'case')",
+        ),
+        (
+            'whole: "kept * psi"',
+            'whole: "kept * psi"\n      shard: "16"',
+            "value name 'shard' must be a new plain name (not a param or a case value)",
+        ),
+        (
+            "nd: [8, 16, 64]",
+            "nd: [8, 16, 64]\n      case: [1, 2]",
+            "param name 'case' must be a plain name other than 'answer' or 'case'",
+        ),
+        (
+            'label: {en: "fp32 grads", id: "gradient fp32"}',
+            'label: {en: "fp16 grads", id: "gradient fp32"}',
+            "case label 'fp16 grads' appears twice",
+        ),
+        (
+            'id: "{psi}B parameter dengan {case}, {nd} GPU: per GPU?"',
+            'id: "{psi}B parameter, {nd} GPU: per GPU?"',
+            "prompt (id) must show the drawn case with '{case}'",
+        ),
+        (
+            'en: "For {case}: {whole} GB whole plus the shard, {answer}."',
+            'en: "For {case}: {whole} GB whole plus the {shards}, {answer}."',
+            "unknown placeholder '{shards}' in explanation (en); known: {answer}, {case}, {kept}, "
+            "{nd}, {psi}, {shard}, {whole}",
+        ),
+    ],
+)
+def test_a_broken_case_names_its_line(tmp_path: Path, old: str, new: str, message: str) -> None:
+    assert CASES.count(old) == 1
+    text = CASES.replace(old, new)
+    problems = problems_of(tmp_path, text)
+    assert [p.message for p in problems] == [message]
+    assert problems[0].line == line_of(text, new.strip().splitlines()[-1].strip())
+
+
+def test_case_placeholder_without_cases_is_refused(tmp_path: Path) -> None:
+    text = VALID.replace('en: "Stage 3, {psi}B params', 'en: "Stage 3, {case}, {psi}B params')
+    (problem,) = problems_of(tmp_path, text)
+    assert problem.message == "placeholder '{case}' in prompt (en) needs 'cases:' to draw"
+    assert problem.line == line_of(text, "{case}")
+
+
+def test_a_mistake_that_is_the_answer_in_one_case_only_is_found(tmp_path: Path) -> None:
+    # kept/nd + shard is kept + shard/nd exactly when kept == shard: the second case only.
+    text = CASES.replace('"shard * psi / nd"', '"(kept / nd + shard) * psi"')
+    (problem,) = problems_of(tmp_path, text)
+    assert problem.line == line_of(text, "distractors:")
+    assert problem.message.startswith(
+        "template 't-prec': with case 'fp32 grads', psi=1.5, nd=8 the mistakes give only 2 options"
+    )
+
+
+def test_a_division_by_zero_in_one_case_is_found(tmp_path: Path) -> None:
+    text = CASES.replace('whole: "kept * psi"', 'whole: "kept * psi / (shard - 8)"')
+    (problem,) = problems_of(tmp_path, text)
+    assert problem.line == line_of(text, "answer:")
+    assert problem.message == (
+        "template 't-prec': divides by zero (case 'fp32 grads', psi=1.5, nd=8)"
+    )
+
+
+def test_a_case_whose_label_makes_the_prompt_too_long_is_found(tmp_path: Path) -> None:
+    # Only the second case's label is long; the texts' sample must draw it to find the problem.
+    label = "y" * 100
+    filler = "x" * (limits.MAX_PROMPT - 50)
+    text = CASES.replace('{en: "fp32 grads",', f'{{en: "{label}",').replace(
+        'en: "{psi}B params with {case},', f'en: "{filler} {{psi}}B params with {{case}},'
+    )
+    (problem,) = problems_of(tmp_path, text)
+    assert problem.line == line_of(text, "prompt:")
+    assert "prompt (en) for seed" in problem.message
+
+
+def test_zeroquiz_validate_prints_a_broken_case_with_its_line(tmp_path: Path) -> None:
+    broken = tmp_path / "cases.yaml"
+    broken.write_text(CASES.replace("shard: 8}", "shard: eight}"), encoding="utf-8")
+    out = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "zeroquiz"), "validate", str(broken)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 1
+    line = line_of(broken.read_text(), "shard: eight}")
+    assert out.stderr.startswith(f"{broken}:{line}: case value 'shard' must be a number")

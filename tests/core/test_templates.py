@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from bot.bank import Bank, limits, load_bank
-from bot.bank.numbers import format_number
+from bot.bank.numbers import format_amount, format_number
 from bot.model import LANGS, Question
 
 DRAWS = 1000
@@ -27,6 +27,27 @@ def _nd(q: Question) -> float:
 def _number(match: re.Match[str] | None) -> float:
     assert match is not None
     return float(match.group(1).replace(",", ""))
+
+
+# Megatron-LM's bytes-per-parameter table (docs/user-guide/features/dist_optimizer.md), d the
+# data-parallel size: the row's (kept, sharded) bytes with the distributed optimizer, and the
+# row's bytes without it, keyed by the precision the prompt names.
+MEGATRON = {
+    "fp16 parameters and fp16 gradients": (4, 16, 20),
+    "bf16 parameters and fp32 gradients": (6, 12, 18),
+    "fp32 parameters and fp32 gradients": (8, 8, 16),
+}
+
+
+def _precision(q: Question) -> str:
+    (row,) = [label for label in MEGATRON if label in q.prompt.en]
+    return row
+
+
+def _megatron(q: Question) -> float:
+    kept, sharded, full = MEGATRON[_precision(q)]
+    assert kept + sharded == full  # the table's two columns agree
+    return (kept + sharded / _nd(q)) * _psi(q)
 
 
 # The fact sheet's formulas, in GB for Ψ in billions (bytes per parameter x 1e9 / 1e9).
@@ -49,6 +70,8 @@ EXPECTED: dict[str, Callable[[Question], float]] = {
     "gen-offload-gpu": lambda q: 2 * _psi(q),
     # ZeRO++: 3M -> 0.75M across nodes, M = the fp16 model size
     "gen-zeropp-volume": lambda q: 0.75 * 2 * _psi(q),
+    # Megatron-LM's distributed optimizer: the precision's kept bytes + its sharded bytes / d
+    "gen-meg-precision": _megatron,
 }
 
 
@@ -103,6 +126,42 @@ def test_1000_draws_are_valid_questions_with_the_right_arithmetic(bundled: Bank,
         assert q.options[q.answer].id in q.explanation.id
         assert q.prompt.en != q.prompt.id and q.explanation.en != q.explanation.id
     assert len(answers) >= 5  # the seeds really vary the numbers
+
+
+def test_every_precision_of_megatrons_table_is_drawn_with_its_own_numbers(bundled: Bank) -> None:
+    seen: dict[str, set[str]] = {}
+    for seed in range(300):
+        q = bundled.get(f"gen-meg-precision@{seed}")
+        assert q is not None
+        row = _precision(q)
+        assert f"d = {_nd(q):g}" in q.prompt.en
+        kept, sharded, full = MEGATRON[row]
+        # The explanation reads the drawn row, in both languages, and the label is translated.
+        assert f"row for {row} reads {full} bytes" in q.explanation.en
+        assert (
+            f"{kept} + {sharded}/d" in q.explanation.en
+            and f"{kept} + {sharded}/d" in q.explanation.id
+        )
+        assert row not in q.prompt.id and "dan gradient" in q.prompt.id
+        # The option without the distributed optimizer is the row's own figure.
+        assert format_amount(full * _psi(q), "GB", "en") in {o.en for o in q.options}
+        seen.setdefault(row, set()).add(q.prompt.id)
+    assert set(seen) == set(MEGATRON)
+    assert all(len(prompts) > 20 for prompts in seen.values())
+
+
+def test_d_2_gives_every_precision_the_same_12_bytes_and_still_four_options(bundled: Bank) -> None:
+    """At d = 2 each row is 12 bytes per parameter, so another row's numbers are no mistake there:
+    the next listed mistake is shown instead."""
+    rows = set()
+    for seed in range(2000):
+        q = bundled.get(f"gen-meg-precision@{seed}")
+        assert q is not None
+        if _nd(q) == 2:
+            rows.add(_precision(q))
+            assert _gb(q.options[q.answer].en) == pytest.approx(12 * _psi(q), rel=0.005)
+            assert len({o.en for o in q.options}) == 4
+    assert rows == set(MEGATRON)
 
 
 def test_the_answer_is_not_always_in_one_position(bundled: Bank) -> None:
