@@ -16,7 +16,7 @@ from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location
-from bot.export import bank_to_data
+from bot.export import bank_to_data, bank_to_yaml
 from bot.model import LANGS
 from bot.storage import StorageError, Store
 
@@ -75,8 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="check question files; exit 1 on any problem")
     validate.add_argument("paths", nargs="*", metavar="PATH")
 
-    export = sub.add_parser("export", help="print the question bank as JSON")
+    export = sub.add_parser("export", help="print the question bank as JSON or as a question file")
     export.add_argument("paths", nargs="*", metavar="PATH")
+    export.add_argument(
+        "--format", choices=("json", "yaml"), default="json",
+        help="json: the questions as data for other tools (default); yaml: a question file "
+        "with the questions and the templates, which `zeroquiz validate` and serve read",
+    )  # fmt: skip
 
     copy = sub.add_parser("copy", help="copy a database into an empty one (e.g. into PostgreSQL)")
     copy.add_argument("source", metavar="FROM", help="a SQLite file or a postgresql:// URL")
@@ -106,12 +111,15 @@ def cmd_validate(paths: Sequence[str]) -> int:
     return 0
 
 
-def cmd_export(paths: Sequence[str]) -> int:
+def cmd_export(paths: Sequence[str], form: str = "json") -> int:
     try:
         bank = load_bank(paths or None)
     except BankError as exc:
         print(exc, file=sys.stderr)
         return 1
+    if form == "yaml":
+        sys.stdout.write(bank_to_yaml(bank))
+        return 0
     json.dump(bank_to_data(bank), sys.stdout, ensure_ascii=False, indent=2)
     print()
     return 0
@@ -164,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "validate":
             return cmd_validate(args.paths)
         if args.command == "export":
-            return cmd_export(args.paths)
+            return cmd_export(args.paths, args.format)
         if args.command in ("play", "review"):
             return asyncio.run(cmd_play(args))
         if args.command == "copy":

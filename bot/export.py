@@ -1,11 +1,18 @@
-"""The bank as plain JSON-ready data, for other tools."""
+"""The bank as plain data: JSON for other tools, or a question file that `zeroquiz validate` and
+`zeroquiz serve --questions` read back (templates stay templates, their formulas as written)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
+import yaml
+
 from bot.bank import Bank
-from bot.model import Text
+from bot.bank.templates import Template
+from bot.model import Question, Text
+
+Data = dict[str, Any]
 
 
 def _text(text: Text) -> dict[str, str]:
@@ -26,3 +33,82 @@ def bank_to_data(bank: Bank) -> list[dict[str, Any]]:
         }
         for q in bank.questions
     ]
+
+
+def _number(value: float) -> int | float:
+    """Whole numbers written as integers, as an author writes them (and a range needs them)."""
+    return int(value) if value.is_integer() else value
+
+
+def _allowed(values: tuple[float, ...]) -> list[int | float] | dict[str, int]:
+    """A param's values; an evenly spaced run of whole numbers as the {from, to, step} it was
+    most likely written as, so that a 64-value range stays one line."""
+    steps = {b - a for a, b in itertools.pairwise(values)}
+    if len(values) >= 3 and all(v.is_integer() for v in values) and len(steps) == 1:
+        step = steps.pop()
+        if step > 0:
+            return {"from": int(values[0]), "to": int(values[-1]), "step": int(step)}
+    return [_number(v) for v in values]
+
+
+def _common(item: Question | Template) -> Data:
+    """id, difficulty, tags and source, each only when set (as in the bundled files)."""
+    out: Data = {"id": item.id}
+    if item.difficulty is not None:
+        out["difficulty"] = item.difficulty
+    if item.tags:
+        out["tags"] = list(item.tags)
+    if item.source is not None:
+        out["source"] = item.source
+    return out
+
+
+def question_entry(q: Question) -> Data:
+    options = [
+        _text(o) | ({"correct": True} if i == q.answer else {}) for i, o in enumerate(q.options)
+    ]
+    return _common(q) | {
+        "prompt": _text(q.prompt),
+        "options": options,
+        "explanation": _text(q.explanation),
+    }
+
+
+def template_entry(t: Template) -> Data:
+    out = _common(t) | {"unit": t.unit, "params": {n: _allowed(v) for n, v in t.params}}
+    if t.cases:
+        out["cases"] = [
+            {"label": _text(c.label), "values": {n: _number(v) for n, v in c.values}}
+            for c in t.cases
+        ]
+    if t.values:
+        out["values"] = {name: formula.text for name, formula in t.values}
+    return out | {
+        "answer": t.answer.text,
+        "distractors": [{"formula": d.formula.text, "mistake": d.mistake} for d in t.distractors],
+        "prompt": _text(t.prompt),
+        "explanation": _text(t.explanation),
+    }
+
+
+def bank_to_file(bank: Bank) -> Data:
+    """The bank in the shape of a question file: {questions: [...], templates: [...]}."""
+    out: Data = {}
+    if bank.questions:
+        out["questions"] = [question_entry(q) for q in bank.questions]
+    if bank.templates:
+        out["templates"] = [template_entry(t) for t in bank.templates]
+    return out
+
+
+class _NoAliases(yaml.SafeDumper):
+    """Question files may not hold aliases (`*name`); every value is written out."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def bank_to_yaml(bank: Bank) -> str:
+    return yaml.dump(
+        bank_to_file(bank), Dumper=_NoAliases, allow_unicode=True, sort_keys=False, width=100
+    )
