@@ -29,7 +29,9 @@ templates:
       - {formula: "b * psi", mistake: "not divided"}
       - {formula: "2 * b * psi / gpus", mistake: "twice"}
       - {formula: "b * psi * gpus", mistake: "multiplied"}
-    prompt: {en: "{case}: {psi} B params over {gpus} GPUs?", id: "{case}: {psi} miliar param, {gpus} GPU?"}
+    prompt:
+      en: "{case}: {psi} B params over {gpus} GPUs?"
+      id: "{case}: {psi} miliar param, {gpus} GPU?"
     explanation: {en: "b × {psi} / {gpus} = {answer}.", id: "b × {psi} / {gpus} = {answer}."}
 """
 
