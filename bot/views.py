@@ -131,6 +131,9 @@ class NoticeView:
     title: str = ""
     lines: tuple[str, ...] = ()
     ok: bool = True
+    # The review's next card, when nothing is due: each adapter adds "review_next_due" with it
+    # written in the reader's own time zone (a date token), so the core never formats it.
+    next_due: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -210,3 +213,4 @@ class ReviewResult:
     footer: str
     remaining: int
     buttons: tuple[ReviewButton, ...]
+    next_due: datetime | None = None  # nothing more due: the next card's time (see NoticeView)
