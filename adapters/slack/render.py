@@ -206,6 +206,14 @@ def home_view(view: HomeView) -> dict[str, Any]:
     return {"type": "home", "blocks": blocks[:HOME_BLOCKS]}
 
 
+def home_after_review(result: ReviewResult, view: HomeView) -> dict[str, Any]:
+    """The Home tab after the last due card: its verdict, then the usual page below it, so the
+    tab never ends on a verdict without a way on (a handful of blocks each, far below 100)."""
+    page = home_view(view)
+    blocks = [*review_message(result).blocks, {"type": "divider"}, *page["blocks"]]
+    return {**page, "blocks": blocks[:HOME_BLOCKS]}
+
+
 def _fields(lines: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
     """(label, value) pairs as a section's fields: at most 10, each clipped."""
     return [

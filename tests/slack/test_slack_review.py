@@ -192,3 +192,56 @@ async def test_home_shows_the_count_due_and_reviews_in_the_home_tab(
     status, _ = await press(slack, verdict, "Stop", home=True)
     await fake.wait_until(lambda: len(fake.calls_to("views.publish")) == 4, "the page again")
     assert "*Review cards due now*\n1" in shown(fake.homes["U1"]["blocks"])
+
+
+async def open_home(slack: SlackHarness, fake: FakeSlack) -> dict[str, Any]:
+    """U1 opens the app's Home tab (a signed app_home_opened event): the page published."""
+    published = len(fake.calls_to("views.publish"))
+    event = {"type": "app_home_opened", "user": "U1", "channel": "D0", "tab": "home"}
+    body = {
+        "token": "unused", "team_id": TEAM, "api_app_id": "A0ZEROQUIZ", "type": "event_callback",
+        "event": event | {"event_ts": "1767600000.000100"}, "event_id": "EvHome2",
+        "event_time": 1767600000,
+    }  # fmt: skip
+    text = json.dumps(body)
+    assert (
+        await slack.post(text, signed_headers(text) | {"Content-Type": "application/json"}) == 200
+    )
+    await fake.wait_until(lambda: len(fake.calls_to("views.publish")) > published, "the page")
+    return fake.homes["U1"]
+
+
+async def home_press(
+    slack: SlackHarness, fake: FakeSlack, page: dict[str, Any], label: str
+) -> dict[str, Any]:
+    """Press a button of the Home tab: the page published in answer."""
+    published = len(fake.calls_to("views.publish"))
+    status, _ = await press(slack, page, label, home=True)
+    assert status == 200
+    await fake.wait_until(lambda: len(fake.calls_to("views.publish")) > published, "the answer")
+    answer = fake.homes["U1"]
+    assert answer["type"] == "home"
+    assert block_problems(answer["blocks"], most_blocks=HOME_BLOCKS) == []
+    return answer
+
+
+async def test_the_last_card_reviewed_at_home_leaves_the_usual_page_below_its_verdict(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock, bank: Bank
+) -> None:
+    """No dead end: after the last due card the tab shows the verdict and, below it, the usual
+    page again (stats, rank, top 10), drawn fresh without reopening the tab."""
+    await answered_twice(slack, fake, clock)
+    page = await open_home(slack, fake)
+    card = await home_press(slack, fake, page, "Review now")
+    verdict = await home_press(slack, fake, card, right_letter(bank, card))
+    assert "Still due: 1." in shown(verdict["blocks"])
+    assert "Top 10 this week" not in shown(verdict["blocks"])  # mid-review: the review alone
+    second = await home_press(slack, fake, verdict, "Next")
+    done = await home_press(slack, fake, second, right_letter(bank, second))
+    text = shown(done["blocks"])
+    assert "✅" in text and "That was the last card due." in text and "<!date^" in text
+    verdict_at = text.index("That was the last card due.")
+    for part in ("*Review cards due now*\n0", "Your rank this week", "Top 10 this week"):
+        assert text.index(part) > verdict_at, part  # the page, below the verdict
+    assert "Review now" not in buttons(done)  # nothing is due any more
+    assert done["blocks"][0]["type"] == "header" and "Review" in shown(done["blocks"][:1])
