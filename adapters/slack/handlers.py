@@ -192,7 +192,9 @@ class SlackHandlers:
         name = self.users.known_name(click.user, team=click.team)
         who = UserRef(PLATFORM, click.team, click.user, name or click.handle)
         try:
-            step = await self.quiz.reviews.click(who, click.value)
+            step = await self.metrics.review(
+                PLATFORM, click.value, lambda: self.quiz.reviews.click(who, click.value)
+            )
         except Exception:
             self._slots.release()
             log.exception("the review click of %s failed: not acknowledged", click.user)

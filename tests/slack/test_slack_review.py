@@ -23,6 +23,7 @@ from fake_slack import (
     shown,
     signed_headers,
 )
+from helpers import scrape
 
 from adapters.slack.port import PLATFORM
 from bot.bank import Bank
@@ -245,3 +246,33 @@ async def test_the_last_card_reviewed_at_home_leaves_the_usual_page_below_its_ve
         assert text.index(part) > verdict_at, part  # the page, below the verdict
     assert "Review now" not in buttons(done)  # nothing is due any more
     assert done["blocks"][0]["type"] == "header" and "Review" in shown(done["blocks"][:1])
+
+
+async def test_review_clicks_are_counted_on_the_metrics_page(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock, bank: Bank
+) -> None:
+    """/metrics (beside /slack/events) counts review clicks by kind and the reviews that
+    rescheduled a card by verdict; a repeated click is a click but no second review."""
+    assert slack.surface.url is not None
+    url = slack.surface.url.rsplit("/slack/", 1)[0] + "/metrics"
+    review_clicks = "zeroquiz_review_clicks_total"
+
+    def kind(name: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return review_clicks, (("kind", name), ("platform", "slack"))
+
+    assert (await scrape(url)).get(kind("answer"), 0) == 0
+    await answered_twice(slack, fake, clock)
+    card = await slack.ask("review", user="U1")
+    verdict = await step(slack, card, right_letter(bank, card))
+    again = await step(slack, card, right_letter(bank, card))  # the same card clicked again
+    assert "Already reviewed" in shown(again["blocks"])
+    second = await step(slack, verdict, "Next")
+    wrong = next(label for label in buttons(second) if label != right_letter(bank, second))
+    await step(slack, second, wrong)
+    await step(slack, verdict, "Stop")
+    after = await scrape(url)
+    assert after[kind("answer")] == 3 and after[kind("next")] == 1 and after[kind("stop")] == 1
+    recorded = "zeroquiz_reviews_recorded_total"
+    assert after[(recorded, (("platform", "slack"), ("verdict", "correct")))] == 1
+    assert after[(recorded, (("platform", "slack"), ("verdict", "wrong")))] == 1
+    assert after[("zeroquiz_clicks_total", (("platform", "slack"),))] == 2  # answers, apart
