@@ -144,6 +144,7 @@ class ScheduleLine:
     channel: str  # the platform's channel id (an adapter may show it as a link)
     next_at: datetime | None
     text: str
+    topics: tuple[str, ...] = ()  # the questions' topics (named in `text` too); () for any
 
 
 @dataclass(frozen=True)
