@@ -8,7 +8,7 @@ from pg_server import on_both_backends
 
 from bot.app import add_daily
 from bot.i18n import t
-from bot.model import ChannelRef, TeamRef, UserRef
+from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
 
 pytestmark = on_both_backends
@@ -56,7 +56,11 @@ async def test_the_home_schedule_lines_name_their_topics_in_the_persons_language
     daily = add_daily(quiz)
     await daily.command(OTHER, ("09:00", "UTC", "mon-fri", "offload", "zeropp"), "en")
     await daily.command(CHANNEL, ("10:00", "UTC", "every", "day"), "en")
-    for lang, words in (("en", "Questions on: offload, zeropp."), ("id", "Soal tentang")):
+    cases: tuple[tuple[Lang, str], ...] = (
+        ("en", "Questions on: offload, zeropp."),
+        ("id", "Soal tentang: offload, zeropp."),
+    )
+    for lang, words in cases:
         [any_topic, topical] = sorted(
             (await daily.team_lines(TeamRef("test", "T1"), lang)), key=lambda s: s.channel
         )
