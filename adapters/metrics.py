@@ -2,8 +2,9 @@
 
 The core stays free of prometheus_client: the scheduler and the store call plain callbacks
 (`Scheduler.on_lag`, `Store.observe_time`), the ports are wrapped here (`MeteredPort`), and the
-click handlers time `quiz.answer` through `Metrics.answer`. A registry per Runtime, not the
-library's global one, so several runtimes in one test process never collide.
+click handlers time `quiz.answer` through `Metrics.answer` (review clicks go through
+`Metrics.review`). A registry per Runtime, not the library's global one, so several runtimes in
+one test process never collide.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import TypeVar
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from bot import reviewing
 from bot.model import ChannelRef
 from bot.ports import ChatPort, Refused, Unavailable
-from bot.views import Feedback, NoticeView, QuestionView, RevealView
+from bot.views import Feedback, NoticeView, QuestionView, RevealView, ReviewResult, ReviewView
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 FAST = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -26,6 +28,8 @@ LAG = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 15.0, 60.0, 300.0)
 DB = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
 T = TypeVar("T")
+ReviewStep = ReviewView | ReviewResult | NoticeView | None  # what Reviews.click returns
+_REVIEW_KINDS = {"a": "answer", "n": "next", "s": "stop"}
 RateLimited = Callable[[BaseException], bool]
 
 
@@ -47,6 +51,18 @@ class Metrics:
             "From a click reaching the bot to its verdict",
             ["platform"],
             buckets=FAST,
+            registry=r,
+        )
+        self.review_clicks = Counter(
+            "zeroquiz_review_clicks",
+            "Review button clicks received, by kind (answer, next, stop, invalid)",
+            ["platform", "kind"],
+            registry=r,
+        )
+        self.reviews = Counter(
+            "zeroquiz_reviews_recorded",
+            "Review answers that rescheduled a card (not a repeated click)",
+            ["platform", "verdict"],
             registry=r,
         )
         self.deliveries = Counter(
@@ -100,6 +116,19 @@ class Metrics:
         if feedback.recorded:
             self.answers.labels(platform, feedback.status).inc()
         return feedback
+
+    async def review(
+        self, platform: str, token: str, step: Callable[[], Awaitable[ReviewStep]]
+    ) -> ReviewStep:
+        """Count a review click by its kind (read from its token) and, when it rescheduled a
+        card, the review by its verdict; errors are counted as clicks too."""
+        click = reviewing.decode(token)
+        kind = _REVIEW_KINDS[click.kind] if click is not None else "invalid"
+        self.review_clicks.labels(platform, kind).inc()
+        result = await step()
+        if isinstance(result, ReviewResult) and result.rescheduled:
+            self.reviews.labels(platform, "correct" if result.correct else "wrong").inc()
+        return result
 
     def port(self, port: ChatPort, rate_limited: RateLimited) -> MeteredPort:
         return MeteredPort(port, self, rate_limited)

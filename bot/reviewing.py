@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from bot import review
 from bot.bank import Bank
@@ -92,7 +92,7 @@ class Reviews:
         """The first due card, or a notice that nothing is due (and when the next card is)."""
         due, upcoming = await self._due(user, flt)
         if not due:
-            return self._nothing(lang, upcoming, first=True)
+            return self._nothing(lang, upcoming)
         question, stamp = due[0]
         return card_view(user, question, stamp, len(due), flt, lang)
 
@@ -130,12 +130,9 @@ class Reviews:
             user, question.id, click.stamp, rule
         )
         due, upcoming = await self._due(user, click.flt)
-        footer = (
-            t(lang, "review_left", count=len(due))
-            if due
-            else self._nothing(lang, upcoming, first=False).text
-        )
-        return result_view(user, question, click, rescheduled, len(due), footer)
+        footer = t(lang, "review_left" if due else "review_done", count=len(due))
+        next_due = None if due else upcoming
+        return result_view(user, question, click, rescheduled, len(due), footer, next_due=next_due)
 
     async def _due(
         self, user: UserRef, flt: Filter
@@ -155,13 +152,9 @@ class Reviews:
                 upcoming = due_at
         return due, upcoming
 
-    def _nothing(self, lang: Lang, upcoming: datetime | None, *, first: bool) -> NoticeView:
-        key = "review_none" if first else "review_done"
-        text = t(lang, key)
-        if upcoming is not None:
-            when = upcoming.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-            text += " " + t(lang, "review_next_due", when=when)
-        return NoticeView(lang, text)
+    def _nothing(self, lang: Lang, upcoming: datetime | None) -> NoticeView:
+        """Nothing (more) due; the adapter writes `next_due` in the reader's own zone."""
+        return NoticeView(lang, t(lang, "review_none"), next_due=upcoming)
 
 
 def card_view(
@@ -192,7 +185,14 @@ def card_view(
 
 
 def result_view(
-    user: UserRef, question: Question, click: Click, rescheduled: bool, remaining: int, footer: str
+    user: UserRef,
+    question: Question,
+    click: Click,
+    rescheduled: bool,
+    remaining: int,
+    footer: str,
+    *,
+    next_due: datetime | None = None,
 ) -> ReviewResult:
     """The verdict on a review answer, with the explanation; Next and Stop while cards remain."""
     lang = click.lang
@@ -224,6 +224,7 @@ def result_view(
         footer=footer,
         remaining=remaining,
         buttons=buttons if remaining else (),
+        next_due=next_due,
     )
 
 

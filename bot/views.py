@@ -131,6 +131,9 @@ class NoticeView:
     title: str = ""
     lines: tuple[str, ...] = ()
     ok: bool = True
+    # The review's next card, when nothing is due: each adapter adds "review_next_due" with it
+    # written in the reader's own time zone (a date token), so the core never formats it.
+    next_due: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,7 @@ class ScheduleLine:
     channel: str  # the platform's channel id (an adapter may show it as a link)
     next_at: datetime | None
     text: str
+    topics: tuple[str, ...] = ()  # the questions' topics (named in `text` too); () for any
 
 
 @dataclass(frozen=True)
@@ -210,3 +214,4 @@ class ReviewResult:
     footer: str
     remaining: int
     buttons: tuple[ReviewButton, ...]
+    next_due: datetime | None = None  # nothing more due: the next card's time (see NoticeView)

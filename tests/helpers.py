@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
 from bot.bank import Bank
 from bot.bank.templates import Template
 from bot.model import ChannelRef, Lang, Question, UserRef
@@ -146,3 +149,18 @@ def entry_shown(bank: Bank, text: str) -> Question | Template:
                 break
     assert len(found) == 1, found
     return found[0]
+
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+async def scrape(url: str) -> Samples:
+    """GET a /metrics page: every sample by (name, sorted labels), read by Prometheus' parser."""
+    async with aiohttp.ClientSession() as http, http.get(url) as response:
+        assert response.status == 200
+        text = await response.text()
+    found: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            found[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return found

@@ -5,6 +5,7 @@ widest due numbers, in both languages. Renderer tests hold each to its platform'
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 from bot.bank.limits import MAX_EXPLANATION, MAX_OPTION, MAX_OPTIONS, MAX_PROMPT
 from bot.i18n import t
@@ -15,6 +16,7 @@ from bot.views import ReviewResult, ReviewView
 
 WHO = UserRef("test", "T" * 64, "U" * 64)
 STAMP = 4_102_444_800_000  # 2100-01-01: a long stamp
+LATEST = datetime(9999, 12, 31, 23, 59, tzinfo=UTC)  # the widest date token a renderer writes
 
 
 def longest() -> Question:
@@ -40,5 +42,5 @@ def review_views(question: Question) -> Iterator[ReviewView | ReviewResult]:
             for rescheduled in (True, False):
                 left = t(lang, "review_left", count=10**6)
                 yield result_view(WHO, question, click, rescheduled, 10**6, left)
-                done = t(lang, "review_done") + " " + t(lang, "review_next_due", when="x" * 20)
-                yield result_view(WHO, question, click, rescheduled, 0, done)
+                done = t(lang, "review_done")
+                yield result_view(WHO, question, click, rescheduled, 0, done, next_due=LATEST)

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import textwrap
+from datetime import datetime, tzinfo
 
 from bot.i18n import t
-from bot.views import Feedback, LeaderboardView, QuestionView, ReviewResult, ReviewView
+from bot.model import Lang
+from bot.views import (
+    Feedback,
+    LeaderboardView,
+    NoticeView,
+    QuestionView,
+    ReviewResult,
+    ReviewView,
+)
 
 WIDTH = 78
 
@@ -41,6 +50,20 @@ def review_card(view: ReviewView) -> str:
     return "\n".join([*lines, wrap(view.due_line)])
 
 
-def review_result(view: ReviewResult) -> str:
-    lines = [wrap(view.headline), wrap(f"{view.why_label}: {view.explanation}"), wrap(view.footer)]
+def review_result(view: ReviewResult, zone: tzinfo | None = None) -> str:
+    footer = view.footer + next_due(view.lang, view.next_due, zone)
+    lines = [wrap(view.headline), wrap(f"{view.why_label}: {view.explanation}"), wrap(footer)]
     return "\n".join(lines)
+
+
+def notice(view: NoticeView, zone: tzinfo | None = None) -> str:
+    return view.text + next_due(view.lang, view.next_due, zone)
+
+
+def next_due(lang: Lang, when: datetime | None, zone: tzinfo | None = None) -> str:
+    """The review's next due time in `zone` (None: this machine's local zone), the zone named,
+    as the sentence that follows a review notice; "" when there is no next card."""
+    if when is None:
+        return ""
+    local = when.astimezone(zone)
+    return " " + t(lang, "review_next_due", when=local.strftime("%Y-%m-%d %H:%M %Z"))

@@ -50,7 +50,7 @@ async def review(
             return 0  # the footer said nothing more is due
         step = await quiz.reviews.start(user, flt, lang)
     if isinstance(step, NoticeView):
-        print(step.text, file=out, flush=True)
+        print(render.notice(step), file=out, flush=True)
     return 0
 
 

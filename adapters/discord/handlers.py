@@ -125,7 +125,10 @@ class Handler:
             return
         try:
             async with apologise_on_error("a review click", lambda: self._fail(interaction, "en")):
-                step = await self.quiz.reviews.click(user_ref(interaction), token)
+                who = user_ref(interaction)
+                step = await self.metrics.review(
+                    PLATFORM, token, lambda: self.quiz.reviews.click(who, token)
+                )
                 if step is None:
                     lang = await self.quiz.channel_lang(channel_ref(interaction))
                     invalid = NoticeView(lang, t(lang, "button_invalid"), ok=False)

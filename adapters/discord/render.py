@@ -7,11 +7,13 @@ Question texts are bounded by bot.bank.limits, which keeps every embed here insi
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 import discord
 
 from adapters.text import clip as text_clip
 from bot.i18n import t
+from bot.model import Lang
 from bot.presenter import text_bar
 from bot.views import (
     Feedback,
@@ -131,8 +133,16 @@ def names(text: str) -> str:
     return discord.utils.escape_markdown(text)
 
 
+def next_due_line(lang: Lang, when: datetime) -> str:
+    """The review's next due time, which Discord shows in each reader's own zone (`:f`, date
+    and time). Not for a footer: footers show such a token as typed."""
+    return t(lang, "review_next_due", when=f"<t:{int(when.timestamp())}:f>")
+
+
 def notice_embed(view: NoticeView) -> discord.Embed:
     parts = [view.text] if view.text != view.title else []
+    if parts and view.next_due is not None:
+        parts[0] += " " + next_due_line(view.lang, view.next_due)
     parts += [names(line) for line in view.lines]  # a run's standings
     embed = discord.Embed(
         title=view.title or None,
@@ -169,9 +179,10 @@ def review_embed(view: ReviewView | ReviewResult | NoticeView) -> discord.Embed:
         embed.set_footer(text=clip(view.due_line, FOOTER_MAX))
         return embed
     colour = RIGHT_COLOUR if view.correct else WRONG_COLOUR
-    embed = discord.Embed(
-        title=view.title, description=f"{view.prompt}\n\n{view.headline}", colour=colour
-    )
+    description = f"{view.prompt}\n\n{view.headline}"
+    if view.next_due is not None:  # in the description: a footer can't show the time token
+        description += "\n\n" + next_due_line(view.lang, view.next_due)
+    embed = discord.Embed(title=view.title, description=description, colour=colour)
     embed.add_field(name=view.why_label, value=view.explanation, inline=False)
     embed.set_footer(text=clip(view.footer, FOOTER_MAX))
     return embed

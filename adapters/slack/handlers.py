@@ -34,6 +34,7 @@ from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
     SlackMessage,
     feedback_message,
+    home_after_review,
     home_view,
     notice_message,
     reply_message,
@@ -191,7 +192,9 @@ class SlackHandlers:
         name = self.users.known_name(click.user, team=click.team)
         who = UserRef(PLATFORM, click.team, click.user, name or click.handle)
         try:
-            step = await self.quiz.reviews.click(who, click.value)
+            step = await self.metrics.review(
+                PLATFORM, click.value, lambda: self.quiz.reviews.click(who, click.value)
+            )
         except Exception:
             self._slots.release()
             log.exception("the review click of %s failed: not acknowledged", click.user)
@@ -212,6 +215,8 @@ class SlackHandlers:
                 await self.replies.send(click.response_url, review_message(step), replace=True)
             elif isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
                 await self._home(click.team, click.user)
+            elif isinstance(step, ReviewResult) and not step.buttons:  # the last card due
+                await self._home(click.team, click.user, after=step)
             else:
                 page = {"type": "home", "blocks": review_message(step).blocks}
                 await self._publish(click.team, click.user, page)
@@ -229,7 +234,8 @@ class SlackHandlers:
         if event.tab == "home":
             self._later(self._home(event.team, event.user))
 
-    async def _home(self, team: str, user_id: str) -> None:
+    async def _home(self, team: str, user_id: str, *, after: ReviewResult | None = None) -> None:
+        """Publish the person's page; `after`: the verdict on their last due card, above it."""
         try:
             # One users.info call serves both (SlackUsers shares a lookup in flight).
             name, admin = await asyncio.gather(
@@ -240,7 +246,8 @@ class SlackHandlers:
         except Exception as exc:  # nothing to apologise in: the next opening draws it again
             log.warning("slack: drawing the Home tab of %s failed: %s", user_id, error_code(exc))
             return
-        await self._publish(team, user_id, home_view(view))
+        page = home_view(view) if after is None else home_after_review(after, view)
+        await self._publish(team, user_id, page)
 
     async def _publish(self, team: str, user_id: str, view: dict[str, Any]) -> None:
         """views.publish of a person's Home tab, with the workspace's own token."""

@@ -7,6 +7,7 @@ limit of the field they land in); tests render every bundled question to prove i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from slack_sdk.models.blocks import ButtonElement, HeaderBlock, SectionBlock
@@ -128,7 +129,7 @@ def notice_message(view: NoticeView) -> SlackMessage:
     if view.title:
         blocks.append(_header(view.title))
     if view.text and view.text != view.title:
-        blocks.append(_section(escape(view.text)))
+        blocks.append(_section(escape(view.text) + _next_due(view.lang, view.next_due)))
     if view.lines:
         blocks.append(_section("\n".join(escape(line) for line in view.lines)))
     return SlackMessage(_fallback(view.title or view.text), blocks)
@@ -148,7 +149,7 @@ def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage
     else:
         blocks.append(_section(escape(view.headline)))
         blocks.append(_section(f"*{escape(view.why_label)}:* {escape(view.explanation)}"))
-        notes = [escape(view.footer)]
+        notes = [escape(view.footer) + _next_due(view.lang, view.next_due)]
         fallback = _fallback(view.title, view.headline)
     if view.buttons:
         elements = [_review_button(b) for b in view.buttons]
@@ -205,6 +206,14 @@ def home_view(view: HomeView) -> dict[str, Any]:
     return {"type": "home", "blocks": blocks[:HOME_BLOCKS]}
 
 
+def home_after_review(result: ReviewResult, view: HomeView) -> dict[str, Any]:
+    """The Home tab after the last due card: its verdict, then the usual page below it, so the
+    tab never ends on a verdict without a way on (a handful of blocks each, far below 100)."""
+    page = home_view(view)
+    blocks = [*review_message(result).blocks, {"type": "divider"}, *page["blocks"]]
+    return {**page, "blocks": blocks[:HOME_BLOCKS]}
+
+
 def _fields(lines: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
     """(label, value) pairs as a section's fields: at most 10, each clipped."""
     return [
@@ -227,6 +236,13 @@ def _titled(title: str, lines: list[str]) -> Block:
 def _fill(lang: Lang, key: str, *, time: str) -> str:
     """A catalogue text escaped as a whole, with one raw mrkdwn token put into its slot."""
     return escape(t(lang, key, time=_SLOT)).replace(_SLOT, time)
+
+
+def _next_due(lang: Lang, when: datetime | None) -> str:
+    """The review's next due time as a sentence in the reader's own zone (a date token)."""
+    if when is None:
+        return ""
+    return " " + escape(t(lang, "review_next_due", when=_SLOT)).replace(_SLOT, local_time(when))
 
 
 def _plain(text: str, limit: int) -> dict[str, Any]:

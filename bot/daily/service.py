@@ -102,7 +102,8 @@ class DailySchedules:
         return NoticeView(lang, text)
 
     async def team_lines(self, team: TeamRef, lang: Lang) -> tuple[ScheduleLine, ...]:
-        """Every channel of the team with a daily question, and its next time (its own zone)."""
+        """Every channel of the team with a daily question, its next time (its own zone) and the
+        topics it asks about, as `/zeroquiz daily` shows them."""
         lines: list[ScheduleLine] = []
         for schedule in await self.store.daily.team_schedules(team.platform, team.team):
             next_at = await self._next_occurrence(schedule)
@@ -117,7 +118,9 @@ class DailySchedules:
                 local = next_at.astimezone(ZoneInfo(schedule.tz))
                 when = local.strftime("%Y-%m-%d %H:%M")
                 text += " · " + t(lang, "home_daily_next", when=when, tz=schedule.tz)
-            lines.append(ScheduleLine(schedule.channel, next_at, text))
+            if schedule.topics:  # last: a renderer that must shorten the line cuts only these
+                text += " · " + t(lang, "daily_topics", topics=", ".join(schedule.topics))
+            lines.append(ScheduleLine(schedule.channel, next_at, text, schedule.topics))
         return tuple(lines)
 
     async def off(self, channel: ChannelRef, lang: Lang) -> NoticeView:

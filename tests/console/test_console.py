@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from helpers import peek, poke
 
@@ -20,11 +22,14 @@ def zeroquiz() -> list[str]:
 
 
 def terminal(
-    command: str, args: list[str], stdin: str, cwd: Path, db: Path
+    command: str, args: list[str], stdin: str, cwd: Path, db: Path, tz: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """A real `zeroquiz <command>` child on the database `db`, its input piped."""
+    """A real `zeroquiz <command>` child on the database `db`, its input piped (and the
+    machine's local zone `tz`, if given)."""
     env = {k: v for k, v in os.environ.items() if k != "ZEROQUIZ_DB"}
     env["ZEROQUIZ_DB"] = str(db)
+    if tz is not None:
+        env["TZ"] = tz
     return subprocess.run(
         [*zeroquiz(), command, *args],
         input=stdin,
@@ -100,8 +105,10 @@ def test_an_unknown_topic_lists_the_topics_and_plays_nothing(tmp_path: Path) -> 
     assert "Question 1" not in result.stdout and "Soal 1" not in result.stdout
 
 
-def review(args: list[str], stdin: str, cwd: Path, db: Path) -> subprocess.CompletedProcess[str]:
-    return terminal("review", args, stdin, cwd, db)
+def review(
+    args: list[str], stdin: str, cwd: Path, db: Path, tz: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return terminal("review", args, stdin, cwd, db, tz)
 
 
 def test_review_brings_back_the_cards_played_and_leaves_scores_alone(tmp_path: Path) -> None:
@@ -150,3 +157,21 @@ def test_review_stops_on_q_filters_and_speaks_indonesian(tmp_path: Path) -> None
     assert f"Cards due for review: {len(tagged)}." in shown
     miss = review(["--player", "ana", "--topic", other], "", tmp_path, db)
     assert miss.returncode == 0 and "Nothing to review right now." in miss.stdout
+
+
+def test_the_next_card_is_due_in_the_machines_own_zone_named(tmp_path: Path) -> None:
+    """The terminal writes the next due time in the local zone (TZ), naming it; UTC when the
+    machine runs on UTC."""
+    db = tmp_path / "q.db"
+    assert play(["--count", "1", "--player", "ana"], "a\n", tmp_path, db).returncode == 0
+    [(due_ms,)] = peek(db, "SELECT due_at FROM cards")
+    assert isinstance(due_ms, int)
+    due = datetime.fromtimestamp(due_ms / 1000, UTC)
+    for zone, name in (("Asia/Jakarta", "WIB"), ("UTC", "UTC")):
+        local = due.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
+        shown = review(["--player", "ana"], "", tmp_path, db, tz=zone)
+        assert shown.returncode == 0, shown.stderr
+        assert f"Your next card is due {local} {name}." in shown.stdout
+    jakarta = due.astimezone(ZoneInfo("Asia/Jakarta")).strftime("%Y-%m-%d %H:%M")
+    indonesian = review(["--player", "ana", "--lang", "id"], "", tmp_path, db, tz="Asia/Jakarta")
+    assert f"Kartu berikutnya jatuh tempo {jakarta} WIB." in indonesian.stdout

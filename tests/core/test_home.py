@@ -7,7 +7,8 @@ from conftest import CHANNEL
 from pg_server import on_both_backends
 
 from bot.app import add_daily
-from bot.model import ChannelRef, UserRef
+from bot.i18n import t
+from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
 
 pytestmark = on_both_backends
@@ -45,3 +46,28 @@ async def test_only_an_admin_sees_the_daily_schedules_with_their_next_time(quiz:
     assert line.channel == "C2" and line.next_at is not None
     assert line.text.startswith("09:00 (Asia/Jakarta), every day · next: ")
     assert line.text.endswith(" 09:00 (Asia/Jakarta)")  # the next time, in the schedule's zone
+
+
+async def test_the_home_schedule_lines_name_their_topics_in_the_persons_language(
+    quiz: Quiz,
+) -> None:
+    """As `/zeroquiz daily` shows them: "Questions on: …", last on the line; none for a
+    schedule of any topic."""
+    daily = add_daily(quiz)
+    await daily.command(OTHER, ("09:00", "UTC", "mon-fri", "offload", "zeropp"), "en")
+    await daily.command(CHANNEL, ("10:00", "UTC", "every", "day"), "en")
+    cases: tuple[tuple[Lang, str], ...] = (
+        ("en", "Questions on: offload, zeropp."),
+        ("id", "Soal tentang: offload, zeropp."),
+    )
+    for lang, words in cases:
+        [any_topic, topical] = sorted(
+            (await daily.team_lines(TeamRef("test", "T1"), lang)), key=lambda s: s.channel
+        )
+        assert topical.channel == "C2" and topical.topics == ("offload", "zeropp")
+        assert topical.text.endswith(" · " + t(lang, "daily_topics", topics="offload, zeropp"))
+        assert words in topical.text
+        assert any_topic.topics == () and words not in any_topic.text
+    admin = await quiz.home(ADA, is_admin=True)
+    assert admin.schedules is not None
+    assert any("Questions on: offload, zeropp." in line.text for line in admin.schedules)

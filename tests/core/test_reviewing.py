@@ -68,7 +68,9 @@ async def test_a_miss_comes_back_in_review_sooner_than_a_right_answer(
     assert wrong_due is not None and right_due is not None
     nothing = await review(quiz, missed)
     assert isinstance(nothing, NoticeView) and "Nothing to review" in nothing.text
-    assert "next card is due" in nothing.text
+    # When the next card is due travels as the instant itself (each adapter writes it in the
+    # reader's zone): exactly the missed card's due time.
+    assert nothing.next_due == wrong_due
     await clock.advance(to=wrong_due)
     shown = await review(quiz, missed)
     assert isinstance(shown, ReviewView) and shown.question_id == view.question_id
@@ -99,6 +101,7 @@ async def test_answering_reschedules_once_and_leaves_scores_alone(
     assert result.buttons == () and "last card" in result.footer  # nothing more due
     after = await quiz.store.cards.due_at(me, view.question_id)
     assert after is not None and after > clock.now()
+    assert result.next_due == after  # the only card, now due again then
     # The same click again (a double click, a retry): the verdict, but no second review.
     await clock.advance(to=after)
     again = await quiz.reviews.click(me, token)

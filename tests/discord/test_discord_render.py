@@ -4,6 +4,7 @@ Discord's own OpenAPI schema."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -19,6 +20,7 @@ from adapters.discord.render import (
     bar,
     feedback_embed,
     leaderboard_embed,
+    notice_embed,
     question_embed,
     reveal_embed,
     review_embed,
@@ -27,10 +29,11 @@ from adapters.discord.render import (
 from bot import presenter
 from bot.bank import Bank
 from bot.bank.limits import MAX_EXPLANATION, MAX_OPTION, MAX_OPTIONS, MAX_PROMPT
+from bot.i18n import t
 from bot.model import LANGS, Lang, Question, Text
 from bot.reviewing import decode
 from bot.storage import RoundRecord
-from bot.views import LeaderRow
+from bot.views import LeaderRow, NoticeView, ReviewResult
 
 BIG_ROUND = 10**15  # years of rounds: the custom_id must still fit
 SENT = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -189,3 +192,23 @@ def test_every_review_step_fits_with_its_buttons(bank: Bank) -> None:
                 "allowed_mentions": {"parse": []},
             }
             assert_valid_message(body)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_next_review_card_is_due_in_each_readers_own_zone(lang: Lang) -> None:
+    """Discord's `<t:epoch:f>` where Discord renders it (the description, never the footer,
+    which would show the token as typed)."""
+    when = datetime(2026, 1, 7, 2, 30, tzinfo=UTC)
+    line = t(lang, "review_next_due", when=f"<t:{int(when.timestamp())}:f>")
+    nothing = notice_embed(NoticeView(lang, t(lang, "review_none"), next_due=when))
+    assert nothing.description == t(lang, "review_none") + " " + line
+    verdict = next(
+        v
+        for v in review_views(review_longest())
+        if isinstance(v, ReviewResult) and not v.buttons and v.lang == lang
+    )
+    embed = review_embed(replace(verdict, next_due=when))
+    assert_fits(embed)
+    assert (embed.description or "").endswith("\n\n" + line)
+    assert "<t:" not in (embed.footer.text or "") and "UTC" not in str(embed.to_dict())
+    assert "<t:" not in (notice_embed(NoticeView(lang, "x")).description or "")

@@ -7,6 +7,7 @@ answers (and so totals and leaderboards) alone."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fake_discord import (
@@ -22,8 +23,10 @@ from fake_discord import (
     text_of,
     user,
 )
+from helpers import scrape
 
 from adapters.discord.render import review_token
+from adapters.health import start_server
 from bot.reviewing import decode
 
 Json = dict[str, Any]
@@ -129,3 +132,37 @@ async def test_stop_unknown_topic_and_indonesian(
     assert labels(verdict) == ["Berikutnya", "Berhenti"]
     stopped = await press(fake_discord, mid, button(verdict, "Berhenti"))
     assert "Ulasan dihentikan" in text_of(stopped) and stopped["components"] == []
+
+
+async def test_review_clicks_are_counted_and_the_next_due_time_is_a_discord_timestamp(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    """The process's /metrics page counts review clicks by kind and the reviews by verdict;
+    the last verdict names the next due time as `<t:…:f>` where Discord renders it."""
+    bot = await bots.start()
+    server = await start_server(bot.runtime.health, "127.0.0.1", 0)
+    try:
+        [site] = server.sites
+        url = site.name + "/metrics"
+        await answer_two(fake_discord, bot, bots)
+        token = await fake_discord.slash("review", who=user(1))
+        await fake_discord.reply_to(token)
+        mid = fake_discord.response_ids[token]
+        card = fake_discord.messages[mid]
+        verdict = await press(fake_discord, mid, right_button(bot, card))
+        second = await press(fake_discord, mid, button(verdict, "Next"))
+        wrong = next(c for c in custom_ids(second) if c != right_button(bot, second))
+        done = await press(fake_discord, mid, wrong)
+        description = done["embeds"][0]["description"]
+        assert re.search(r"Your next card is due <t:\d+:f>\.$", description), description
+        assert "<t:" not in done["embeds"][0]["footer"]["text"]
+        page = await scrape(url)
+    finally:
+        await server.cleanup()
+    discord = ("platform", "discord")
+    clicks = "zeroquiz_review_clicks_total"
+    assert page[(clicks, (("kind", "answer"), discord))] == 2
+    assert page[(clicks, (("kind", "next"), discord))] == 1
+    recorded = "zeroquiz_reviews_recorded_total"
+    assert page[(recorded, (discord, ("verdict", "correct")))] == 1
+    assert page[(recorded, (discord, ("verdict", "wrong")))] == 1

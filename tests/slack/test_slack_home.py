@@ -185,3 +185,40 @@ async def test_opening_home_over_socket_mode(
         assert t("en", "home_new") in shown(fake.homes["U2"]["blocks"])
     finally:
         await slack.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_schedule_topics_fit_however_many_and_long(lang: Lang) -> None:
+    """A schedule of many long topics: its line is cut to a Home line (the topics come last,
+    so only they are shortened), the channel link and time whole, every block in its limit."""
+    topics = tuple(f"{HOSTILE}{'t' * 40}{n}" for n in range(60))
+    line = t(lang, "home_daily_line", time="09:00", tz="UTC", days=t(lang, "days_every"))
+    text = f"{line} · {t(lang, 'daily_topics', topics=', '.join(topics))}"
+    many = tuple(ScheduleLine(f"C{n:04d}", None, text, topics) for n in range(40))
+    shown_text = assert_home_fits(render.home_view(home(lang, [(True, 10)], [], None, many)))
+    first = shown_text.split("<#C0000> · ", 1)[1].split("\n", 1)[0]
+    assert first.startswith(f"{line} · {t(lang, 'daily_topics', topics='')[:8]}")
+    assert first.endswith("…") and len(f"<#C0000> · {first}") <= render.HOME_LINE
+
+
+async def test_the_admins_home_names_each_schedules_topics_in_the_persons_language(
+    slack: SlackHarness, fake: FakeSlack
+) -> None:
+    await slack.ask("daily 09:00 UTC mon-fri offload zeropp", user="UADMIN")
+    assert await open_home(slack, "UADMIN") == 200
+    await fake.wait_until(lambda: "UADMIN" in fake.homes, "the Home tab of the admin")
+    english = assert_home_fits(fake.homes["UADMIN"])
+    assert (
+        f"<#{CHANNEL}> · 09:00 (UTC), Monday to Friday · next: 2026-01-05 09:00 (UTC)"
+        " · Questions on: offload, zeropp." in english
+    )
+    await slack.ask("lang id", user="UADMIN")
+    await slack.ask("question", user="UADMIN")  # the admin now plays in this Indonesian channel
+    status, key = await slack.click("A", user="UADMIN")
+    assert status == 200
+    await fake.reply(key)
+    published = len(fake.calls_to("views.publish"))
+    assert await open_home(slack, "UADMIN", tab="home") == 200
+    await fake.wait_until(lambda: len(fake.calls_to("views.publish")) > published, "again")
+    indonesian = assert_home_fits(fake.homes["UADMIN"])
+    assert "· Soal tentang: offload, zeropp." in indonesian

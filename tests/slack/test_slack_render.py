@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 from fake_slack import block_problems, shown, texts
@@ -16,7 +18,7 @@ from bot.bank import Bank, load_bank
 from bot.i18n import t
 from bot.model import LANGS, Lang, Question, Text
 from bot.storage import RoundRecord
-from bot.views import Feedback, LeaderboardView, LeaderRow, NoticeView, StatsView
+from bot.views import Feedback, LeaderboardView, LeaderRow, NoticeView, ReviewResult, StatsView
 
 OPENED = 1_767_603_600_000  # 2026-01-05 09:00 UTC
 DEADLINE = OPENED + 10 * 60 * 1000
@@ -207,3 +209,23 @@ def test_every_review_step_renders_within_block_kit_limits() -> None:
             actions = [b for b in message.blocks if b["type"] == "actions"]
             assert [e["text"]["text"] for a in actions for e in a["elements"]] == labels
             assert all(e["action_id"].startswith("zqr_") for a in actions for e in a["elements"])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_next_review_card_is_due_in_each_readers_own_zone(lang: Lang) -> None:
+    """Slack's date token (each reader's zone), UTC named only as its fallback; the sentence
+    around it escaped like any catalogue text."""
+    when = datetime(2026, 1, 7, 2, 30, tzinfo=UTC)
+    token = f"<!date^{int(when.timestamp())}^{{date_short_pretty}} {{time}}|2026-01-07 02:30 UTC>"
+    nothing = shown(blocks.notice_message(NoticeView(lang, "x", next_due=when)).blocks)
+    assert t(lang, "review_next_due", when=token) in nothing
+    verdict = next(
+        v
+        for v in review_views(longest())
+        if isinstance(v, ReviewResult) and not v.buttons and v.lang == lang
+    )
+    message = blocks.review_message(replace(verdict, next_due=when))
+    assert t(lang, "review_next_due", when=token) in shown(message.blocks)
+    assert block_problems(message.blocks) == [] and "UTC" not in message.text
+    plain = shown(blocks.notice_message(NoticeView(lang, t(lang, "review_none"))).blocks)
+    assert "<!date" not in plain  # no next card: no sentence

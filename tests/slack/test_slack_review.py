@@ -23,6 +23,7 @@ from fake_slack import (
     shown,
     signed_headers,
 )
+from helpers import scrape
 
 from adapters.slack.port import PLATFORM
 from bot.bank import Bank
@@ -192,3 +193,86 @@ async def test_home_shows_the_count_due_and_reviews_in_the_home_tab(
     status, _ = await press(slack, verdict, "Stop", home=True)
     await fake.wait_until(lambda: len(fake.calls_to("views.publish")) == 4, "the page again")
     assert "*Review cards due now*\n1" in shown(fake.homes["U1"]["blocks"])
+
+
+async def open_home(slack: SlackHarness, fake: FakeSlack) -> dict[str, Any]:
+    """U1 opens the app's Home tab (a signed app_home_opened event): the page published."""
+    published = len(fake.calls_to("views.publish"))
+    event = {"type": "app_home_opened", "user": "U1", "channel": "D0", "tab": "home"}
+    body = {
+        "token": "unused", "team_id": TEAM, "api_app_id": "A0ZEROQUIZ", "type": "event_callback",
+        "event": event | {"event_ts": "1767600000.000100"}, "event_id": "EvHome2",
+        "event_time": 1767600000,
+    }  # fmt: skip
+    text = json.dumps(body)
+    assert (
+        await slack.post(text, signed_headers(text) | {"Content-Type": "application/json"}) == 200
+    )
+    await fake.wait_until(lambda: len(fake.calls_to("views.publish")) > published, "the page")
+    return fake.homes["U1"]
+
+
+async def home_press(
+    slack: SlackHarness, fake: FakeSlack, page: dict[str, Any], label: str
+) -> dict[str, Any]:
+    """Press a button of the Home tab: the page published in answer."""
+    published = len(fake.calls_to("views.publish"))
+    status, _ = await press(slack, page, label, home=True)
+    assert status == 200
+    await fake.wait_until(lambda: len(fake.calls_to("views.publish")) > published, "the answer")
+    answer = fake.homes["U1"]
+    assert answer["type"] == "home"
+    assert block_problems(answer["blocks"], most_blocks=HOME_BLOCKS) == []
+    return answer
+
+
+async def test_the_last_card_reviewed_at_home_leaves_the_usual_page_below_its_verdict(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock, bank: Bank
+) -> None:
+    """No dead end: after the last due card the tab shows the verdict and, below it, the usual
+    page again (stats, rank, top 10), drawn fresh without reopening the tab."""
+    await answered_twice(slack, fake, clock)
+    page = await open_home(slack, fake)
+    card = await home_press(slack, fake, page, "Review now")
+    verdict = await home_press(slack, fake, card, right_letter(bank, card))
+    assert "Still due: 1." in shown(verdict["blocks"])
+    assert "Top 10 this week" not in shown(verdict["blocks"])  # mid-review: the review alone
+    second = await home_press(slack, fake, verdict, "Next")
+    done = await home_press(slack, fake, second, right_letter(bank, second))
+    text = shown(done["blocks"])
+    assert "✅" in text and "That was the last card due." in text and "<!date^" in text
+    verdict_at = text.index("That was the last card due.")
+    for part in ("*Review cards due now*\n0", "Your rank this week", "Top 10 this week"):
+        assert text.index(part) > verdict_at, part  # the page, below the verdict
+    assert "Review now" not in buttons(done)  # nothing is due any more
+    assert done["blocks"][0]["type"] == "header" and "Review" in shown(done["blocks"][:1])
+
+
+async def test_review_clicks_are_counted_on_the_metrics_page(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock, bank: Bank
+) -> None:
+    """/metrics (beside /slack/events) counts review clicks by kind and the reviews that
+    rescheduled a card by verdict; a repeated click is a click but no second review."""
+    assert slack.surface.url is not None
+    url = slack.surface.url.rsplit("/slack/", 1)[0] + "/metrics"
+    review_clicks = "zeroquiz_review_clicks_total"
+
+    def kind(name: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return review_clicks, (("kind", name), ("platform", "slack"))
+
+    assert (await scrape(url)).get(kind("answer"), 0) == 0
+    await answered_twice(slack, fake, clock)
+    card = await slack.ask("review", user="U1")
+    verdict = await step(slack, card, right_letter(bank, card))
+    again = await step(slack, card, right_letter(bank, card))  # the same card clicked again
+    assert "Already reviewed" in shown(again["blocks"])
+    second = await step(slack, verdict, "Next")
+    wrong = next(label for label in buttons(second) if label != right_letter(bank, second))
+    await step(slack, second, wrong)
+    await step(slack, verdict, "Stop")
+    after = await scrape(url)
+    assert after[kind("answer")] == 3 and after[kind("next")] == 1 and after[kind("stop")] == 1
+    recorded = "zeroquiz_reviews_recorded_total"
+    assert after[(recorded, (("platform", "slack"), ("verdict", "correct")))] == 1
+    assert after[(recorded, (("platform", "slack"), ("verdict", "wrong")))] == 1
+    assert after[("zeroquiz_clicks_total", (("platform", "slack"),))] == 2  # answers, apart
