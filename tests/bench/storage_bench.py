@@ -54,6 +54,7 @@ from bot.periods import period_start, to_ms  # noqa: E402
 from bot.quiz import Quiz  # noqa: E402
 from bot.storage import Store  # noqa: E402
 from bot.storage.engine import Conn  # noqa: E402
+from bot.storage.sqlite import SqliteConn  # noqa: E402
 from bot.views import Period  # noqa: E402
 
 PERIODS: tuple[Period, ...] = ("all", "week", "month")
@@ -77,8 +78,9 @@ OLD_LEADERBOARD = """
 
 
 class StatementTimes:
-    """With --profile: wall time per SQL statement shape run through the store's connections
-    (`bot.storage.engine.Conn`) while active, to see which statement dominates a figure."""
+    """With --profile: wall time per SQL statement shape run through the store's SQLite
+    connections (`bot.storage.sqlite.SqliteConn`, the class behind the `Conn` protocol) while
+    active, to see which statement dominates a figure."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -89,7 +91,7 @@ class StatementTimes:
         if not self.enabled:
             return self
         for name in ("execute", "executemany", "fetch", "fetchrow"):
-            original = getattr(Conn, name)
+            original = getattr(SqliteConn, name)
             self._saved[name] = original
 
             async def timed(
@@ -104,12 +106,12 @@ class StatementTimes:
                     entry[0] += time.perf_counter() - start
                     entry[1] += 1
 
-            setattr(Conn, name, timed)
+            setattr(SqliteConn, name, timed)
         return self
 
     def __exit__(self, *exc: object) -> None:
         for name, original in self._saved.items():
-            setattr(Conn, name, original)
+            setattr(SqliteConn, name, original)
 
     def report(self, title: str, top: int = 6) -> None:
         if not self.enabled:
