@@ -51,14 +51,29 @@ def question_view(row: RoundRecord, question: Question, answer_count: int) -> Qu
         lang=lang,
         title=title_for(row),
         prompt=question.prompt.get(lang),
-        options=tuple(
-            OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
-        ),
+        options=option_lines(question, order, lang),
         opened_at=row.opened_at,
         closes_at=row.deadline_at,
         answer_count=answer_count,
         hint=t(lang, "pick_letter"),
     )
+
+
+def option_lines(question: Question, order: tuple[int, ...], lang: Lang) -> tuple[OptionLine, ...]:
+    """The options in display order, lettered."""
+    return tuple(
+        OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
+    )
+
+
+def verdict_headline(lang: Lang, question: Question, order: tuple[int, ...], option: int) -> str:
+    """The verdict line (right, or which letter was chosen) and the right option, as lettered."""
+    right = LETTERS[order.index(question.answer)]
+    right_text = question.options[question.answer].get(lang)
+    if option == question.answer:
+        return t(lang, "feedback_correct", letter=right, text=right_text)
+    chosen = LETTERS[order.index(option)]
+    return t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
 
 
 def feedback_view(
@@ -72,11 +87,8 @@ def feedback_view(
     """The private reply to a click: verdict, the right option and the explanation."""
     chosen = LETTERS[order.index(option)]
     right = LETTERS[order.index(question.answer)]
-    right_text = question.options[question.answer].get(lang)
-    if status == "correct":
-        headline = t(lang, "feedback_correct", letter=right, text=right_text)
-    elif status == "wrong":
-        headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
+    if status in ("correct", "wrong"):
+        headline = verdict_headline(lang, question, order, option)
     else:
         headline = t(lang, "feedback_already", letter=chosen)
     return Feedback(

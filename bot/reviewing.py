@@ -19,10 +19,11 @@ from bot.clock import Clock
 from bot.i18n import t
 from bot.model import LETTERS, Lang, Question, UserRef
 from bot.periods import to_ms
+from bot.presenter import option_lines, verdict_headline
 from bot.shuffle import permutation
 from bot.storage import CardState, Store
 from bot.topics import NO_FILTER, Filter, parse_level
-from bot.views import NoticeView, OptionLine, ReviewButton, ReviewResult, ReviewView
+from bot.views import NoticeView, ReviewButton, ReviewResult, ReviewView
 
 TOKEN_MAX = 96  # leaves room for an adapter's prefix inside Discord's 100-character custom_id
 _SEP = "|"
@@ -161,9 +162,7 @@ def card_view(
     user: UserRef, question: Question, stamp: int, due: int, flt: Filter, lang: Lang
 ) -> ReviewView:
     order = _order(user, question)
-    options = tuple(
-        OptionLine(LETTERS[i], question.options[src].get(lang)) for i, src in enumerate(order)
-    )
+    options = option_lines(question, order, lang)
     buttons = tuple(
         ReviewButton(
             "answer",
@@ -197,14 +196,7 @@ def result_view(
     """The verdict on a review answer, with the explanation; Next and Stop while cards remain."""
     lang = click.lang
     correct = click.option == question.answer
-    order = _order(user, question)
-    chosen = LETTERS[order.index(click.option)]
-    right = LETTERS[order.index(question.answer)]
-    right_text = question.options[question.answer].get(lang)
-    if correct:
-        headline = t(lang, "feedback_correct", letter=right, text=right_text)
-    else:
-        headline = t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
+    headline = verdict_headline(lang, question, _order(user, question), click.option)
     if not rescheduled:
         headline += " " + t(lang, "review_already")
     buttons = (
