@@ -26,6 +26,7 @@ import pytest
 
 from adapters import exitcodes
 from adapters.cli import build_parser
+from bot.commands import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -40,6 +41,7 @@ PROGRAM = re.compile(r"(?<![\w/.=-])(?<!-t )(?<!--name )(?:\S*/bin/)?zeroquiz(?=
 END = re.compile(r"\s+\|\s|\s*&&|;|\s+#|\s+>")
 SUBST = re.compile(r"\$\([^)]*\)|<[^<>\s]+>")  # `$(date +%a)`, `<pid>`: one placeholder value
 ALTERNATIVES = re.compile(r"([^\s|]+)(?:\|[^\s|]+)+")  # `en|id`: the first stands for all
+BRACKETS = str.maketrans("[]", "  ")
 PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*|…|\.\.\.")  # PATH, N, FROM, TO, `…`
 EXIT_MENTION = re.compile(r"\b(?:exit code|exit status|exits(?: with)?|exit)\s+(\d{1,3})\b")
 USAGE_WORDS = ("usage", "argparse", "command line", "application id")
@@ -61,7 +63,8 @@ def code_texts(text: str) -> Iterator[str]:
     for block in FENCE.findall(text):
         lines = block.replace("\\\n", " ").splitlines()
         yield from (line for line in lines if not line.lstrip().startswith("#"))
-    yield from INLINE.findall(FENCE.sub("", text))
+    # In a table, `|` inside code is written `\\|`.
+    yield from (span.replace("\\|", "|") for span in INLINE.findall(FENCE.sub("", text)))
 
 
 def quoted_in(name: str, text: str) -> list[Quoted]:
@@ -106,12 +109,16 @@ def fill(tokens: list[str], parser: argparse.ArgumentParser) -> list[str]:
     return out
 
 
+def words(args: str) -> list[str]:
+    """The arguments as the shell would pass them: `[optional]` parts kept, `a|b` as `a`."""
+    return shlex.split(ALTERNATIVES.sub(r"\1", SUBST.sub("X", args)).translate(BRACKETS))
+
+
 def problem_with(args: str) -> str | None:
     """Why `zeroquiz <args>` is not a command line the CLI accepts, or None if it is."""
     parser = build_parser()
-    text = ALTERNATIVES.sub(r"\1", SUBST.sub("X", args)).replace("[", " ").replace("]", " ")
     try:
-        tokens = fill(shlex.split(text), parser)
+        tokens = fill(words(args), parser)
     except ValueError as exc:
         return f"cannot split it like a shell: {exc}"
     if not tokens:
@@ -149,7 +156,7 @@ def test_every_subcommand_and_flag_is_shown_somewhere() -> None:
     """A reader can only use what the docs show: each subcommand and each of its flags."""
     used: dict[str, set[str]] = {}
     for q in all_quoted():
-        tokens = shlex.split(ALTERNATIVES.sub(r"\1", SUBST.sub("X", q.args)).replace("[", " "))
+        tokens = words(q.args)
         if tokens:
             used.setdefault(tokens[0], set()).update(t.split("=")[0] for t in tokens[1:])
     missing = []
@@ -287,6 +294,22 @@ def test_a_wrong_exit_code_in_the_docs_is_caught() -> None:
     assert wrong_exit_mentions("It then exits 3.", codes)
     assert not wrong_exit_mentions("A bad token stops it with exit code 78. Fix it.", codes)
     assert not wrong_exit_mentions("A wrong command line (argparse usage) exits 2.", codes)
+
+
+def test_every_chat_command_the_docs_quote_exists_and_the_readme_lists_them_all() -> None:
+    """`/zeroquiz <word>` is the registry's, on every surface: the same names in the docs."""
+    names = {spec.name for spec in REGISTRY}
+    chat = re.compile(r"(?<![\w/])/zeroquiz (\w+)")
+    wrong = [
+        f"{doc.name}: /zeroquiz {word}"
+        for doc in DOCS
+        for span in code_texts(doc.read_text())
+        for word in chat.findall(span)
+        if word not in names
+    ]
+    assert not wrong, f"no such chat command: {wrong}"
+    listed = set(chat.findall((ROOT / "README.md").read_text()))
+    assert names <= listed, f"not in the README: {sorted(names - listed)}"
 
 
 def anchor(heading: str) -> str:
