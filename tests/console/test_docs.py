@@ -31,8 +31,8 @@ from bot.commands import REGISTRY
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
-INLINE = re.compile(r"`([^`\n]+)`")
+FENCE = re.compile(r"^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", re.M | re.S)  # indented in lists too
+INLINE = re.compile(r"`((?:[^`\n]|\n(?![ \t]*\n))+)`")  # may go on to the next line of its paragraph
 # `zeroquiz` as a program (`.venv/bin/zeroquiz`, `/usr/local/bin/zeroquiz` too) followed by
 # arguments; not the chat command `/zeroquiz`, a file name like `zeroquiz.sqlite3`, or Docker's
 # image tag and container name (`-t zeroquiz .`, `--name zeroquiz`).
@@ -64,7 +64,8 @@ def code_texts(text: str) -> Iterator[str]:
         lines = block.replace("\\\n", " ").splitlines()
         yield from (line for line in lines if not line.lstrip().startswith("#"))
     # In a table, `|` inside code is written `\\|`.
-    yield from (span.replace("\\|", "|") for span in INLINE.findall(FENCE.sub("", text)))
+    spans = INLINE.findall(FENCE.sub("", text))
+    yield from (" ".join(span.replace("\\|", "|").split()) for span in spans)
 
 
 def quoted_in(name: str, text: str) -> list[Quoted]:
@@ -299,16 +300,16 @@ def test_a_wrong_exit_code_in_the_docs_is_caught() -> None:
 def test_every_chat_command_the_docs_quote_exists_and_the_readme_lists_them_all() -> None:
     """`/zeroquiz <word>` is the registry's, on every surface: the same names in the docs."""
     names = {spec.name for spec in REGISTRY}
-    chat = re.compile(r"(?<![\w/])/zeroquiz (\w+)")
+    chat = re.compile(r"^/zeroquiz (\w+)")
     wrong = [
         f"{doc.name}: /zeroquiz {word}"
         for doc in DOCS
-        for span in code_texts(doc.read_text())
+        for span in INLINE.findall(FENCE.sub("", doc.read_text()))
         for word in chat.findall(span)
         if word not in names
     ]
     assert not wrong, f"no such chat command: {wrong}"
-    listed = set(chat.findall((ROOT / "README.md").read_text()))
+    listed = {w for s in INLINE.findall((ROOT / "README.md").read_text()) for w in chat.findall(s)}
     assert names <= listed, f"not in the README: {sorted(names - listed)}"
 
 
