@@ -13,11 +13,13 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import inspect
 import io
 import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +28,16 @@ import pytest
 
 from adapters import exitcodes
 from adapters.cli import build_parser
+from bot.bank import limits, load_bank
+from bot.bank.templates import MAX_TEMPLATE_ID
 from bot.commands import REGISTRY
+from bot.topics import topics
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 FENCE = re.compile(r"^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", re.M | re.S)  # indented in lists too
-INLINE = re.compile(r"`((?:[^`\n]|\n(?![ \t]*\n))+)`")  # may go on to the next line of its paragraph
+INLINE = re.compile(r"`((?:[^`\n]|\n(?![ \t]*\n))+)`")  # may go on within its paragraph
 # `zeroquiz` as a program (`.venv/bin/zeroquiz`, `/usr/local/bin/zeroquiz` too) followed by
 # arguments; not the chat command `/zeroquiz`, a file name like `zeroquiz.sqlite3`, or Docker's
 # image tag and container name (`-t zeroquiz .`, `--name zeroquiz`).
@@ -342,3 +347,73 @@ def test_the_readme_fits_on_a_screen_and_links_every_page() -> None:
     linked = {Path(t.partition("#")[0]).name for t in LINK.findall(readme)}
     pages = {p.name for p in DOCS[1:]}
     assert pages and pages <= linked, f"not linked from the README: {sorted(pages - linked)}"
+
+
+def test_every_repository_path_the_docs_quote_exists() -> None:
+    """`bot/delivery.py`, `serve/test_restart_loop.py`, `deploy/compose.yaml`: still there."""
+    wrong = []
+    for doc in DOCS:
+        for span in INLINE.findall(FENCE.sub("", doc.read_text())):
+            if not re.fullmatch(r"\w[\w./-]*/[\w.-]+\.(py|yaml|yml|md|toml|json)", span):
+                continue
+            if not any((ROOT / base / span).exists() for base in ("", "tests", "bot", "adapters")):
+                wrong.append(f"{doc.name}: {span}")
+    assert not wrong, f"no such file: {wrong}"
+
+
+def variables(text: str) -> set[str]:
+    return set(re.findall(r"\b((?:ZEROQUIZ|SLACK|DISCORD)_[A-Z_]*[A-Z])\b", text))
+
+
+NAMED = re.compile(r"[\"']((?:ZEROQUIZ|SLACK|DISCORD)_[A-Z_]+)[\"']")  # a variable's name in code
+
+
+def test_every_environment_variable_the_code_reads_is_documented_and_no_other() -> None:
+    read = set()
+    for source in [*(ROOT / "adapters").rglob("*.py"), *(ROOT / "bot").rglob("*.py")]:
+        read |= set(NAMED.findall(source.read_text()))
+    table = variables((ROOT / "docs" / "operations.md").read_text().split("## The database")[0])
+    assert read <= table, f"not in operations.md's table: {sorted(read - table)}"
+    # slack-bolt reads SLACK_REDIRECT_URI itself, for the OAuth flow ZeroQuiz hands it.
+    from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+
+    by_libraries = {"SLACK_REDIRECT_URI"}
+    assert all(name in inspect.getsource(AsyncOAuthSettings) for name in by_libraries)
+    documented = {v for doc in DOCS for v in variables(doc.read_text())}
+    assert documented - read <= by_libraries, f"read by nothing: {sorted(documented - read)}"
+
+
+def test_the_documented_question_limits_are_the_validators() -> None:
+    text = " ".join((ROOT / "docs" / "questions.md").read_text().split())
+    stated = re.search(
+        r"prompt (\d+) characters, option (\d+), explanation (\d+), source (\d+)", text
+    )
+    assert stated, "the limits sentence is gone from docs/questions.md"
+    assert tuple(map(int, stated.groups())) == (
+        limits.MAX_PROMPT, limits.MAX_OPTION, limits.MAX_EXPLANATION, limits.MAX_SOURCE,
+    )  # fmt: skip
+    assert f"[a-z0-9-], ≤ {limits.MAX_ID} chars" in text
+    assert f"{limits.MIN_OPTIONS} to {limits.MAX_OPTIONS} options" in text
+    assert f"≤ {MAX_TEMPLATE_ID} chars" in text
+    assert f"nested at most {limits.MAX_DEPTH} lists" in text
+    size = limits.MAX_FILE_BYTES // 1_000_000
+    assert f"at most {size} MB and {limits.MAX_VALUES:,} values" in text
+
+
+def test_the_bundled_bank_is_described_as_it_ships() -> None:
+    bank = load_bank()
+    text = " ".join((ROOT / "docs" / "questions.md").read_text().split())
+    stated = re.search(r"ships (\d+) hand-written questions .*? and (\d+) generated", text)
+    assert stated and tuple(map(int, stated.groups())) == (len(bank.questions), len(bank.templates))
+    tags = re.search(r"Topic tags, [^:]*: (.*?); difficulty", text)
+    assert tags and set(re.findall(r"`([a-z0-9-]+)`", tags[1])) == set(topics(bank))
+
+
+def test_every_dependency_is_in_the_table_with_its_reason() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    names = {re.split(r"[<>=!~\[ ]", spec, maxsplit=1)[0].lower() for spec in wanted}
+    text = (ROOT / "docs" / "dependencies.md").read_text().lower()
+    rows = [line.split("|")[1] for line in text.splitlines() if line.startswith("| ")]
+    listed = {n.strip() for row in rows for n in row.replace("test extras:", "").split(",")}
+    assert names <= listed, f"not in docs/dependencies.md: {sorted(names - listed)}"
