@@ -21,8 +21,8 @@ from bot.quiz import Quiz
 
 TERMINAL = ChannelRef(PLATFORM, "local", "terminal")
 TERMINAL_TEAM = TeamRef(PLATFORM, "local")
-# The terminal's question window (the core's default): a person may think as long as they like,
-# and nothing closes a round here but their answer.
+# The terminal's question window, built in as the core's default (the one `start` uses): a person
+# may think for a while, and nothing closes a round here but their answer.
 WINDOW = timedelta(hours=1)
 
 ReadLine = Callable[[], Awaitable[str | None]]
