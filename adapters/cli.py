@@ -126,8 +126,9 @@ def cmd_export(paths: Sequence[str], form: str = "json") -> int:
 
 
 async def cmd_play(args: argparse.Namespace) -> int:
-    from adapters.console.play import play, stdin_reader
+    from adapters.console.play import play
     from adapters.console.review import review
+    from adapters.console.surface import WINDOW, stdin_reader
 
     try:
         bank = load_bank(args.questions)
@@ -141,7 +142,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return storage_exit(exc)
     try:
-        quiz = build_quiz(store, bank, SystemClock(), random.Random())
+        quiz = build_quiz(store, bank, SystemClock(), random.Random(), default_window=WINDOW)
         if args.command == "review":
             return await review(
                 quiz,

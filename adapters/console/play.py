@@ -1,55 +1,22 @@
-"""Terminal play: questions one after another, answered by letter, explained at once.
+"""Terminal play: `/zeroquiz start N [topic] [level]` in the terminal's channel, the questions
+answered by letter one after another and explained at once, then the score and the board.
 
 Works with piped input (tests drive it that way) and stops cleanly at end of input.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import TextIO
 
 from adapters.console import render
-from adapters.console.port import PLATFORM, ConsolePort
+from adapters.console.port import ConsolePort
+from adapters.console.surface import TERMINAL, ReadLine, Terminal
+from bot.bank import Bank
 from bot.i18n import t
-from bot.model import LETTERS, ChannelRef, Lang, TeamRef, UserRef
+from bot.model import Lang
 from bot.quiz import Quiz
-from bot.topics import UnknownTopic, matching, parse_filter, topics
-from bot.views import NoticeView
-
-TERMINAL = ChannelRef(PLATFORM, "local", "terminal")
-TERMINAL_TEAM = TeamRef(PLATFORM, "local")
-WINDOW = timedelta(hours=1)
-
-ReadLine = Callable[[], Awaitable[str | None]]
-
-
-def stdin_reader(stream: TextIO) -> ReadLine:
-    """Read lines on a daemon thread, so Ctrl-C never waits for a pending read to finish."""
-
-    async def read() -> str | None:
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[str | None] = loop.create_future()
-
-        def work() -> None:
-            try:
-                line = stream.readline()
-                result: str | None = line if line else None
-            except (OSError, ValueError):
-                result = None
-            loop.call_soon_threadsafe(_settle, fut, result)
-
-        threading.Thread(target=work, daemon=True).start()
-        return await fut
-
-    return read
-
-
-def _settle(fut: asyncio.Future[str | None], result: str | None) -> None:
-    if not fut.done():
-        fut.set_result(result)
+from bot.topics import UnknownTopic, matching, parse_filter
+from bot.views import LeaderboardView, NoticeView, StatsView
 
 
 async def play(
@@ -63,69 +30,46 @@ async def play(
     echo: bool = False,
     words: tuple[str, ...] = (),
 ) -> int:
-    """Play `count` questions (of the topic and level `words` name, if any); `echo` repeats
-    piped answers so the transcript reads well."""
+    """Play `count` questions (of the topic and level `words` name, if any): 0 when played,
+    1 when the registry refused the run (it says why: unknown topic, no match, count)."""
     port = ConsolePort()
     quiz.add_port(port)
-    user = UserRef(PLATFORM, TERMINAL_TEAM.team, player, player)
-    await quiz.set_channel_lang(TERMINAL, lang)
+    term = Terminal(quiz, player, read_line, out, echo=echo)
+    await term.command("lang", lang)
     await quiz.end_runs(TERMINAL)  # a previous session cut off mid-run
     if len(quiz.bank) == 0:
-        print(t(lang, "term_no_questions"), file=out)
+        term.say(t(lang, "term_no_questions"))
         return 1
-    flt = parse_filter(words, quiz.bank)
-    if isinstance(flt, UnknownTopic):
-        listed = ", ".join(topics(quiz.bank))
-        print(t(lang, "topic_unknown", word=flt.word, topics=listed), file=out)
+    total = _run_length(quiz.bank, count, words)
+    before = await term.ask(StatsView, "stats")
+    started = await term.ask(NoticeView, "start", str(total), *words)
+    if not port.questions:
+        term.say(render.notice(started))
         return 1
-    pool = matching(quiz.bank, flt)
-    if not pool:
-        print(t(lang, "filter_no_match"), file=out)
-        return 1
-    total = max(1, min(count, len(pool)))
-    started = await quiz.start_run(TERMINAL, total, WINDOW, flt)
-    if isinstance(started, NoticeView):
-        print(started.text, file=out)
-        return 1
-    answered = correct = points = 0
     n = 0
     while port.questions:
         view = port.questions.popleft()
         n += 1
-        print(render.question(view, n, total), file=out, flush=True)
-        letters = LETTERS[: len(view.options)]
-        choice: int | None = None
-        while choice is None:
-            print(t(lang, "term_prompt", letters="/".join(letters)), end="", file=out, flush=True)
-            line = await read_line()
-            if line is None:
-                print(file=out)
-                await _finish(quiz, out, lang, user, answered, correct, points)
-                return 0
-            text = line.strip().upper()
-            if echo:
-                print(line.strip(), file=out)
-            if len(text) == 1 and text in letters:
-                choice = letters.index(text)
-            else:
-                print(t(lang, "term_hint", letters=", ".join(letters)), file=out)
-        feedback = await quiz.answer(view.round_id, user, choice)
-        print(render.feedback(feedback), file=out, flush=True)
-        if feedback.recorded:
-            answered += 1
-            correct += feedback.status == "correct"
-            points += feedback.points
-        await quiz.close_round(view.round_id, "next")
-    await _finish(quiz, out, lang, user, answered, correct, points)
+        term.say(render.question(view, n, total))
+        choice = await term.letter(lang, len(view.options), "term_prompt")
+        if choice is None:
+            break  # end of input: the score so far
+        feedback = await quiz.answer(view.round_id, term.user, choice)  # a chat surface's click
+        term.say(render.feedback(feedback))
+        await quiz.close_round(view.round_id, "next")  # the run posts the next question
+    await quiz.end_runs(TERMINAL)
+    after = await term.ask(StatsView, "stats")
+    term.say()
+    term.say(render.session_score(lang, before, after))
+    board = await term.ask(LeaderboardView, "leaderboard", "all")
+    term.say(render.leaderboard(board, t(lang, "term_leaderboard")))
+    term.say(t(lang, "term_bye"))
     return 0
 
 
-async def _finish(
-    quiz: Quiz, out: TextIO, lang: Lang, user: UserRef, answered: int, correct: int, points: int
-) -> None:
-    await quiz.end_runs(TERMINAL)
-    print("", file=out)
-    print(t(lang, "term_final", correct=correct, answered=answered, points=points), file=out)
-    board = await quiz.leaderboard(TERMINAL_TEAM, "all", lang=lang, user=user)
-    print(render.leaderboard(board, t(lang, "term_leaderboard")), file=out)
-    print(t(lang, "term_bye"), file=out, flush=True)
+def _run_length(bank: Bank, count: int, words: tuple[str, ...]) -> int:
+    """`--count`, cut to the questions that match (at least 1: for a topic or level that matches
+    nothing, `start` says what is wrong)."""
+    flt = parse_filter(words, bank)
+    pool = 0 if isinstance(flt, UnknownTopic) else len(matching(bank, flt))
+    return max(1, min(count, pool))

@@ -14,6 +14,7 @@ from bot.views import (
     QuestionView,
     ReviewResult,
     ReviewView,
+    StatsView,
 )
 
 WIDTH = 78
@@ -34,6 +35,17 @@ def feedback(view: Feedback) -> str:
     if view.explanation:
         lines.append(wrap(f"{view.why_label}: {view.explanation}"))
     return "\n".join(lines)
+
+
+def session_score(lang: Lang, before: StatsView, after: StatsView) -> str:
+    """This session's score: what the player's stats (the core's count) gained meanwhile."""
+    return t(
+        lang,
+        "term_final",
+        correct=after.correct - before.correct,
+        answered=after.answered - before.answered,
+        points=after.points - before.points,
+    )
 
 
 def leaderboard(view: LeaderboardView, title: str) -> str:
@@ -57,7 +69,8 @@ def review_result(view: ReviewResult, zone: tzinfo | None = None) -> str:
 
 
 def notice(view: NoticeView, zone: tzinfo | None = None) -> str:
-    return view.text + next_due(view.lang, view.next_due, zone)
+    """A notice as plain text: the chat surfaces' code marks (`offload`) dropped."""
+    return view.text.replace("`", "") + next_due(view.lang, view.next_due, zone)
 
 
 def next_due(lang: Lang, when: datetime | None, zone: tzinfo | None = None) -> str:

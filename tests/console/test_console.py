@@ -80,6 +80,24 @@ def test_indonesian_and_scores_accumulate_across_sessions(tmp_path: Path) -> Non
     assert len(prompts_1) == 2
 
 
+def test_the_final_score_is_this_sessions_and_the_board_keeps_every_session(
+    tmp_path: Path,
+) -> None:
+    """The score after the game agrees with the verdicts this session showed (the core counts
+    it, as the board's); the local board adds every session of the player."""
+    db = tmp_path / "q.db"
+    first = play(["--count", "3", "--player", "ana"], "a\nb\nc\n", tmp_path, db)
+    assert first.returncode == 0, first.stderr
+    right_1 = first.stdout.count("✅ Correct!")
+    assert f"Final score: {right_1} of 3 right, {10 * right_1} points." in first.stdout
+    second = play(["--count", "3", "--player", "ana"], "d\n", tmp_path, db)  # then end of input
+    assert second.returncode == 0, second.stderr
+    right_2 = second.stdout.count("✅ Correct!")
+    assert f"Final score: {right_2} of 1 right, {10 * right_2} points." in second.stdout
+    right = right_1 + right_2
+    assert f"1. ana · {10 * right} pts · {right} right" in second.stdout
+
+
 def test_topic_and_level_play_only_those_questions(tmp_path: Path) -> None:
     from bot.bank import load_bank
     from bot.topics import Filter, matching

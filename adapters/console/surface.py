@@ -1,0 +1,111 @@
+"""The terminal as a surface: one person, one channel, the `/zeroquiz` registry's commands.
+
+`zeroquiz play` and `zeroquiz review` ask the core through `bot.commands.dispatch`, as Slack and
+Discord do, and the letters typed stand for the buttons the chat surfaces show; so the terminal
+has no rules of its own for what a command does or what counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import TextIO, TypeVar
+
+from adapters.console.port import PLATFORM
+from bot.commands import Command, Context, Reply, dispatch
+from bot.i18n import t
+from bot.model import LETTERS, ChannelRef, Lang, TeamRef, UserRef
+from bot.quiz import Quiz
+
+TERMINAL = ChannelRef(PLATFORM, "local", "terminal")
+TERMINAL_TEAM = TeamRef(PLATFORM, "local")
+# The terminal's question window, built in as the core's default (the one `start` uses): a person
+# may think for a while, and nothing closes a round here but their answer.
+WINDOW = timedelta(hours=1)
+
+ReadLine = Callable[[], Awaitable[str | None]]
+R = TypeVar("R", bound=Reply)
+
+
+def stdin_reader(stream: TextIO) -> ReadLine:
+    """Read lines on a daemon thread, so Ctrl-C never waits for a pending read to finish."""
+
+    async def read() -> str | None:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[str | None] = loop.create_future()
+
+        def work() -> None:
+            try:
+                line = stream.readline()
+                result: str | None = line if line else None
+            except (OSError, ValueError):
+                result = None
+            loop.call_soon_threadsafe(_settle, fut, result)
+
+        threading.Thread(target=work, daemon=True).start()
+        return await fut
+
+    return read
+
+
+def _settle(fut: asyncio.Future[str | None], result: str | None) -> None:
+    if not fut.done():
+        fut.set_result(result)
+
+
+async def _owner() -> bool:
+    """The person at the terminal owns its local database: admin commands (`lang`) are theirs."""
+    return True
+
+
+class Terminal:
+    """One player at this terminal: their registry context, and the letters they type.
+
+    `echo` repeats piped answers, so the transcript reads as a session would."""
+
+    def __init__(
+        self, quiz: Quiz, player: str, read_line: ReadLine, out: TextIO, *, echo: bool = False
+    ) -> None:
+        self.quiz = quiz
+        self.user = UserRef(PLATFORM, TERMINAL_TEAM.team, player, player)
+        self.ctx = Context(TERMINAL, self.user, _owner)
+        self._read_line = read_line
+        self._out = out
+        self._echo = echo
+
+    async def command(self, name: str, *args: str) -> Reply:
+        """`/zeroquiz <name> <args>`, as a chat surface would send it."""
+        return await dispatch(self.quiz, Command(name, args), self.ctx)
+
+    async def ask(self, kind: type[R], name: str, *args: str) -> R:
+        """A command whose reply is always of one kind (`stats`, `leaderboard all`)."""
+        reply = await self.command(name, *args)
+        if not isinstance(reply, kind):
+            raise TypeError(f"/zeroquiz {name} replied {type(reply).__name__}")
+        return reply
+
+    def say(self, text: str = "", *, end: str = "\n") -> None:
+        print(text, end=end, file=self._out, flush=True)
+
+    async def letter(
+        self, lang: Lang, options: int, prompt: str, *, quit_word: str | None = None
+    ) -> int | None:
+        """The position of the letter typed (0 for A), asked again until it is one of the
+        options; None at the end of input or on `quit_word`."""
+        letters = LETTERS[:options]
+        while True:
+            self.say(t(lang, prompt, letters="/".join(letters)), end="")
+            line = await self._read_line()
+            if line is None:
+                self.say()
+                return None
+            text = line.strip().upper()
+            if self._echo:
+                self.say(line.strip())
+            if quit_word is not None and text == quit_word.upper():
+                return None
+            if len(text) == 1 and text in letters:
+                return letters.index(text)
+            self.say(t(lang, "term_hint", letters=", ".join(letters)))
