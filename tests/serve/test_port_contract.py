@@ -102,7 +102,7 @@ async def discord_case(bots: fd.BotFactory) -> Case:
         return "\n".join(str(f.get("value")) for f in message["embeds"][0].get("fields", []))
 
     gone = f"{fd.CHANNEL_ID}:{fd.CHANNEL_ID + 999}"
-    return Case(bot.runtime.quiz.ports["discord"], channel, refuse, unavailable,
+    return Case(bot.surface.port, channel, refuse, unavailable,
                 lambda: len(fake.posted), shows, gone)  # fmt: skip
 
 
