@@ -41,7 +41,7 @@ class _Item:
     player_id: int = 0
 
 
-class AnswerWriter:
+class AnswerTable:
     def __init__(
         self, engine: Engine, *, max_batch: int = MAX_BATCH, max_pending: int = MAX_PENDING
     ) -> None:

@@ -41,7 +41,7 @@ def _schedule(row: Record) -> ScheduleRecord:
     )
 
 
-class DailyStore:
+class DailyTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 

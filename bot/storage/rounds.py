@@ -94,7 +94,7 @@ def _run(row: Record) -> RunRecord:
 RUN_SELECT = "SELECT id, window_ms, finished_at, started_by, topic, level FROM runs"
 
 
-class Rounds:
+class RoundTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 
