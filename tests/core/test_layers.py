@@ -99,7 +99,9 @@ def _names(annotation: ast.expr | None) -> set[str]:
     if annotation is None:
         return set()
     return {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)} | {
-        n.value for n in ast.walk(annotation) if isinstance(n, ast.Constant) and n.value
+        n.value
+        for n in ast.walk(annotation)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
 
 
