@@ -9,6 +9,7 @@ closed.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 
 from bot import presenter
 from bot.bank import Bank
@@ -23,26 +24,19 @@ log = logging.getLogger(__name__)
 MAX_STRAYS = 10_000  # remembered per process, so repeated late clicks edit a copy only once
 
 
+@dataclass(eq=False)
 class Reveals:
-    def __init__(
-        self,
-        store: Store,
-        bank: Bank,
-        clock: Clock,
-        rounds: Rounds,
-        delivery: Delivery,
-        *,
-        holder: str,
-    ) -> None:
-        """`rounds` for the round's message lock and the scheduler's wake-up; `holder` is this
-        replica in the reveal claims."""
-        self.store = store
-        self.bank = bank
-        self.clock = clock
-        self.rounds = rounds
-        self.delivery = delivery
-        self.holder = holder
-        self._strays: set[tuple[int, str]] = set()  # copies turned into the reveal already
+    """`rounds` for the round's message lock and the scheduler's wake-up; `holder` is this
+    replica in the reveal claims."""
+
+    store: Store
+    bank: Bank
+    clock: Clock
+    rounds: Rounds
+    delivery: Delivery
+    holder: str = field(kw_only=True)
+    # Copies turned into the reveal already.
+    _strays: set[tuple[int, str]] = field(default_factory=set, init=False)
 
     def may_retry(self, round_id: int) -> bool:
         return self.delivery.may_retry("reveal", round_id)

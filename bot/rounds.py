@@ -117,30 +117,19 @@ class Rounds:
         Unavailable if it could not be reached (the round stays open and is posted later): the
         person who asked is told which.
         """
-        started = await self.open_and_post(channel, window=window, kind=kind, run=run, flt=flt)
-        if started is None:
+        row = await self.open_round(channel, window=window, kind=kind, run=run, flt=flt)
+        if row is None:
             return None
-        view, result = started
+        view, result = await self.post_opened(row)
         if result.outcome == "refused":
             raise Refused(result.reason)
         if result.outcome == "later":
             raise Unavailable(result.reason)
         return view
 
-    async def open_and_post(
-        self,
-        channel: ChannelRef,
-        *,
-        window: timedelta | None = None,
-        kind: RoundKind = "single",
-        run: tuple[int, int] | None = None,
-        flt: Filter = NO_FILTER,
-    ) -> tuple[QuestionView, Posted] | None:
-        """`start_round` for a caller nobody waits on (a run's next question): the outcome is
-        returned, decided (and logged) by `post_round`, never raised."""
-        row = await self.open_round(channel, window=window, kind=kind, run=run, flt=flt)
-        if row is None:
-            return None
+    async def post_opened(self, row: RoundRecord) -> tuple[QuestionView, Posted]:
+        """Post a round just opened; the outcome is decided (and logged) by `post_round`, and
+        returned, never raised, for a caller nobody waits on (a run's next question)."""
         self._remember_round(row)  # the first clicks need no read
         self.notify_changed()
         return await self.post_round(row)

@@ -6,6 +6,7 @@ or a late close can neither skip nor repeat a question of the run.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from bot import presenter
@@ -22,24 +23,16 @@ from bot.views import LeaderRow, NoticeView, QuestionView
 MAX_RUN = 20
 
 
+@dataclass(eq=False)
 class Runs:
-    def __init__(
-        self,
-        store: Store,
-        bank: Bank,
-        clock: Clock,
-        rounds: Rounds,
-        delivery: Delivery,
-        *,
-        default_window: timedelta = DEFAULT_WINDOW,
-    ) -> None:
-        """`rounds` opens and posts each question; `delivery` posts the standings."""
-        self.store = store
-        self.bank = bank
-        self.clock = clock
-        self.rounds = rounds
-        self.delivery = delivery
-        self.default_window = default_window
+    """`rounds` opens and posts each question; `delivery` posts the standings."""
+
+    store: Store
+    bank: Bank
+    clock: Clock
+    rounds: Rounds
+    delivery: Delivery
+    default_window: timedelta = field(default=DEFAULT_WINDOW, kw_only=True)
 
     async def start(
         self,
@@ -87,15 +80,17 @@ class Runs:
         if run is None or run.finished:
             return
         if row.run_index + 1 < row.run_total:
-            # A failed post is decided and logged by Delivery: refused ends the run (its round
-            # closes unseen), passing posts it later.
-            await self.rounds.open_and_post(
+            following = await self.rounds.open_round(
                 row.channel_ref,
                 window=run.window,
                 kind="run",
                 run=(row.run_id, row.run_index + 1),
                 flt=Filter(run.topic, run.level),
             )
+            if following is not None:  # None: opened elsewhere already
+                # A failed post is decided and logged by Delivery: refused ends the run (its
+                # round closes unseen), passing posts it later.
+                await self.rounds.post_opened(following)
             return
         await self._finish(row.run_id, row.channel_ref, row.lang)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -31,25 +32,17 @@ GRACE = timedelta(hours=1)
 LEASE = timedelta(minutes=2)
 
 
+@dataclass(eq=False)
 class DailySchedules:
-    def __init__(
-        self,
-        store: Store,
-        bank: Bank,
-        clock: Clock,
-        rounds: Rounds,
-        delivery: Delivery,
-        *,
-        grace: timedelta = GRACE,
-    ) -> None:
-        """`rounds` opens and posts each day's question; `delivery` says which platforms this
-        process serves (only their schedules are its work)."""
-        self.store = store
-        self.bank = bank
-        self.clock = clock
-        self.rounds = rounds
-        self.delivery = delivery
-        self.grace = grace
+    """`rounds` opens and posts each day's question; `delivery` says which platforms this
+    process serves (only their schedules are its work)."""
+
+    store: Store
+    bank: Bank
+    clock: Clock
+    rounds: Rounds
+    delivery: Delivery
+    grace: timedelta = field(default=GRACE, kw_only=True)
 
     # -- admin commands -------------------------------------------------------------------------
     async def command(self, channel: ChannelRef, words: tuple[str, ...], lang: Lang) -> NoticeView:

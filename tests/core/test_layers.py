@@ -146,16 +146,24 @@ def reach_throughs(source: str, services: set[str]) -> list[str]:
 
 
 def _held_services(cls: ast.ClassDef, services: set[str]) -> set[str]:
-    """The attributes of `self` a class sets from a service-typed constructor parameter."""
+    """The attributes of `self` that hold a service: a dataclass's service-typed fields, and
+    those its constructor sets from a service-typed parameter."""
+    fields = {
+        node.target.id
+        for node in cls.body
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and _names(node.annotation) & services
+    }
     init = next(
         (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None
     )
     if init is None:
-        return set()
+        return fields
     typed = {
         a.arg for a in [*init.args.args, *init.args.kwonlyargs] if _names(a.annotation) & services
     }
-    held: set[str] = set()
+    held = set(fields)
     for node in ast.walk(init):
         if isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -201,9 +209,18 @@ def command(quiz: Quiz, store: Store) -> None:
     quiz.reviews.start()
     quiz.answer()
     store.rounds.get(1)
+
+
+@dataclass
+class Reveals:
+    rounds: Rounds
+
+    def now(self) -> None:
+        self.rounds.clock.now()
 """
     assert reach_throughs(sample, {"Rounds", "Quiz"}) == [
         "line 15: quiz.reviews.start",
+        "line 25: self.rounds.clock.now",
         "line 6: self.bank = rounds.bank",
         "line 9: self.rounds.store.rounds",
     ]
