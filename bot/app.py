@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypedDict, Unpack
 
 from bot import review
 from bot.bank import Bank
@@ -81,18 +82,16 @@ def build_core(
     return Core(quiz, scheduler, schedules, tally)
 
 
+class QuizOptions(TypedDict, total=False):
+    """The `build_core` options a bare quiz takes."""
+
+    default_window: timedelta
+    holder: str | None
+    daily: bool
+
+
 def build_quiz(
-    store: Store,
-    bank: Bank,
-    clock: Clock,
-    rng: random.Random,
-    *,
-    default_window: timedelta = DEFAULT_WINDOW,
-    holder: str | None = None,
-    daily: bool = False,
+    store: Store, bank: Bank, clock: Clock, rng: random.Random, **options: Unpack[QuizOptions]
 ) -> Quiz:
     """The quiz alone (the terminal, tests, benches); see `build_core`."""
-    core = build_core(
-        store, bank, clock, rng, default_window=default_window, holder=holder, daily=daily
-    )
-    return core.quiz
+    return build_core(store, bank, clock, rng, **options).quiz
