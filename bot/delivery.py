@@ -140,31 +140,32 @@ class Delivery:
             ref = await call(port)
         except Exception as exc:  # mapped once, here; see _failure
             refused, reason = _failure(exc)
+            posted, then = self._failed(kind, key, refused, reason)
+            unmapped = not isinstance(exc, DeliveryError)  # a port's bug: its traceback too
             log.log(
-                logging.ERROR if not isinstance(exc, DeliveryError) else logging.WARNING,
-                "%s of %s %s to %s failed (%s): %s",
+                logging.ERROR if unmapped else logging.WARNING,
+                "%s of %s %s to %s failed (%s: %s); %s",
                 kind, "run" if kind == "notice" else "round", key, channel.channel,
-                "refused" if refused else "passing", reason,
-                exc_info=not isinstance(exc, DeliveryError),
+                "refused" if refused else "passing", reason, then,
+                exc_info=unmapped,
             )  # fmt: skip
-            return self._failed(kind, key, refused, reason)
+            return posted
         self._retries.pop((kind, key), None)
         return Posted("posted", ref=ref)
 
-    def _failed(self, kind: Kind, key: int, refused: bool, reason: str) -> Posted:
+    def _failed(self, kind: Kind, key: int, refused: bool, reason: str) -> tuple[Posted, str]:
+        """Plan the retry in the ledger; (the outcome, what happens next, for the log)."""
         retry = RETRIES.get(kind)
         if retry is None or (refused and not retry.refusals):
             self._retries.pop((kind, key), None)
-            return Posted("refused" if refused else "later", reason=reason)
+            return Posted("refused" if refused else "later", reason=reason), "not tried again"
         failures = self._retries.get((kind, key), (0, self.clock.now()))[0] + 1
         if retry.attempts is not None and failures >= retry.attempts:
             self._retries.pop((kind, key), None)
-            log.error("giving up on the %s of round %s after %d tries", kind, key, failures)
-            return Posted("given up", reason=reason)
+            return Posted("given up", reason=reason), f"given up after {failures} tries"
         wait = retry.wait(failures)
         self._retries[(kind, key)] = (failures, self.clock.now() + wait)
-        log.warning("%s of round %s: try %d in %s", kind, key, failures + 1, wait)
-        return Posted("later", reason=reason)
+        return Posted("later", reason=reason), f"trying again in {wait}"
 
     # -- the retry ledger -----------------------------------------------------------------------
     def may_retry(self, kind: Kind, round_id: int) -> bool:

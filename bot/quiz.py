@@ -31,6 +31,7 @@ from bot.views import (
     Period,
     QuestionView,
     RevealView,
+    ReviewResult,
     ReviewView,
     StatsView,
 )
@@ -153,6 +154,12 @@ class Quiz:
     async def start_review(self, user: UserRef, flt: Filter, lang: Lang) -> ReviewView | NoticeView:
         """`review`: the person's first due card, or when the next one is due."""
         return await self.reviews.start(user, flt, lang)
+
+    async def review_click(
+        self, user: UserRef, token: str
+    ) -> ReviewView | ReviewResult | NoticeView | None:
+        """A review button: its answer, the next card, or the end; None for a foreign token."""
+        return await self.reviews.click(user, token)
 
     async def daily_command(
         self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
