@@ -241,3 +241,26 @@ def test_storage_classes_are_named_apart_from_the_core() -> None:
     storage = [p for p in everything if "storage" in p.relative_to(ROOT).parts]
     core = [p for p in everything if p not in storage]
     assert classes(storage) & classes(core) == set()
+
+
+def test_only_delivery_calls_a_port() -> None:
+    """Every post, edit, reveal and notice goes through bot/delivery.py (its one error mapping
+    and retry ledger): elsewhere in the core a port method is only ever called on `delivery`."""
+    protocol = next(
+        node
+        for node in ast.walk(ast.parse((ROOT / "bot" / "ports.py").read_text()))
+        if isinstance(node, ast.ClassDef) and node.name == "ChatPort"
+    )
+    methods = {n.name for n in protocol.body if isinstance(n, ast.AsyncFunctionDef)}
+    assert {"post_question", "update_question", "post_reveal", "post_notice"} <= methods
+    calls = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node.func)}"
+        for path in sorted((ROOT / "bot").rglob("*.py"))
+        if path.name != "delivery.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in methods
+        and not ast.unparse(node.func.value).endswith("delivery")
+    ]
+    assert calls == []
