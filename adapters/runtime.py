@@ -15,7 +15,7 @@ from typing import Protocol
 
 from adapters.health import Health
 from adapters.metrics import Metrics, RateLimited
-from bot.app import add_daily, build_quiz
+from bot.app import build_core
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import DailySchedules
@@ -23,7 +23,7 @@ from bot.ports import ChatPort
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
-from bot.tally import LiveTally
+from bot.tally import DEFAULT_INTERVAL, LiveTally
 
 
 class ConfigError(Exception):
@@ -71,7 +71,6 @@ class Runtime:
     def __post_init__(self) -> None:
         self.health = Health(self.store, self.metrics)
         self.store.observe_time(self.metrics.observe_db)
-        self.scheduler.on_lag = self.metrics.observe_lag
 
     def surface_lost(self, name: str, reason: str) -> None:
         if not self.lost.is_set():
@@ -91,17 +90,20 @@ class Runtime:
     ) -> Runtime:
         """StorageError, one line naming the path and the problem, if the database is unusable."""
         store = await Store.open(db_path, create_parent=create_parent)
-        quiz = build_quiz(store, bank, clock, rng, holder=replica)
-        daily = add_daily(quiz)
-        scheduler = Scheduler(clock, quiz, daily)
-        quiz.on_change(scheduler.wake)
+        metrics = Metrics()
+        core = build_core(
+            store, bank, clock, rng,
+            holder=replica, daily=True, live_counts=DEFAULT_INTERVAL, on_lag=metrics.observe_lag,
+        )  # fmt: skip
+        assert core.daily is not None and core.tally is not None
         return cls(
             store=store,
-            quiz=quiz,
-            scheduler=scheduler,
-            tally=LiveTally(quiz.rounds, clock),
-            daily=daily,
+            quiz=core.quiz,
+            scheduler=core.scheduler,
+            tally=core.tally,
+            daily=core.daily,
             clock=clock,
+            metrics=metrics,
         )
 
     def add_port(self, port: ChatPort, rate_limited: RateLimited) -> None:

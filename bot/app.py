@@ -1,27 +1,46 @@
-"""The core's composition root: builds the services bottom up and wires them into a Quiz.
+"""The core's composition root: the one place that builds the services and wires them together.
 
-`zeroquiz play`, `zeroquiz serve` (adapters/runtime.py) and the tests all build the core here,
-so the layering is decided once: delivery and storage at the bottom, rounds on them, runs,
-reveals, daily schedules and live counts on rounds, and Quiz on top.
+`zeroquiz play`, `zeroquiz serve` (adapters/runtime.py), the tests and the benches all build the
+core here, so the layering is decided once: delivery and storage at the bottom, rounds on them,
+runs, reveals, daily schedules and live counts on rounds, and Quiz on top. Each service gets the
+collaborators it uses through its constructor and nothing is set on it afterwards; the only
+thing added later is a platform's port, as its surface connects (`Quiz.add_port`).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypedDict, Unpack
 
+from bot import review
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
 from bot.quiz import Quiz
 from bot.reveals import Reveals
+from bot.reviewing import Reviews
 from bot.rounds import DEFAULT_WINDOW, Rounds
 from bot.runs import Runs
-from bot.storage import Store
+from bot.scheduler import Scheduler
+from bot.storage import CardRule, Store
+from bot.tally import LiveTally
 
 
-def build_quiz(
+@dataclass(frozen=True)
+class Core:
+    """What a process runs: the quiz, and the parts a chat surface adds to it."""
+
+    quiz: Quiz
+    scheduler: Scheduler  # drives the quiz's (and the daily schedules') due work once started
+    daily: DailySchedules | None
+    tally: LiveTally | None
+
+
+def build_core(
     store: Store,
     bank: Bank,
     clock: Clock,
@@ -29,15 +48,50 @@ def build_quiz(
     *,
     default_window: timedelta = DEFAULT_WINDOW,
     holder: str | None = None,
-) -> Quiz:
-    """`holder` names this replica in the database's claims (see Rounds)."""
+    daily: bool = False,
+    grace: timedelta = GRACE,
+    live_counts: timedelta | None = None,
+    card_rule: CardRule | None = review.next_card,
+    on_lag: Callable[[float], None] | None = None,
+) -> Core:
+    """`holder` names this replica in the database's claims (serve: ZEROQUIZ_REPLICA_ID, else
+    the host name; stable across restarts, so a replica that crashed while posting takes its own
+    claim back at once); a random one otherwise. `daily` adds daily schedules (with `grace`),
+    `live_counts` live answer counts edited at most once per that interval; `card_rule` is how
+    an answer reschedules the person's review card (None: not at all, for benches); `on_lag` is
+    told how late each scheduler pass ran (metrics)."""
+    holder = holder or f"{rng.getrandbits(64):016x}"
+    delivery = Delivery(clock)
     rounds = Rounds(
-        store, bank, clock, rng, Delivery(clock), default_window=default_window, holder=holder
-    )
-    return Quiz(rounds, Runs(rounds), Reveals(rounds))
+        store, bank, clock, rng, delivery,
+        holder=holder, default_window=default_window, card_rule=card_rule,
+    )  # fmt: skip
+    runs = Runs(store, bank, clock, rounds, delivery, default_window=default_window)
+    reveals = Reveals(store, bank, clock, rounds, delivery, holder=holder)
+    schedules = DailySchedules(store, bank, clock, rounds, delivery, grace=grace) if daily else None
+    quiz = Quiz(
+        store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
+        daily=schedules,
+    )  # fmt: skip
+    sources = (quiz, schedules) if schedules is not None else (quiz,)
+    scheduler = Scheduler(clock, *sources, on_lag=on_lag)
+    quiz.on_change(scheduler.wake)
+    tally = None
+    if live_counts is not None:
+        tally = LiveTally(store, clock, rounds, delivery, interval=live_counts)
+    return Core(quiz, scheduler, schedules, tally)
 
 
-def add_daily(quiz: Quiz, *, grace: timedelta = GRACE) -> DailySchedules:
-    """Daily questions for a quiz that serves chat platforms (the terminal has none)."""
-    quiz.daily = DailySchedules(quiz.rounds, quiz.clock, grace=grace)
-    return quiz.daily
+class QuizOptions(TypedDict, total=False):
+    """The `build_core` options a bare quiz takes."""
+
+    default_window: timedelta
+    holder: str | None
+    daily: bool
+
+
+def build_quiz(
+    store: Store, bank: Bank, clock: Clock, rng: random.Random, **options: Unpack[QuizOptions]
+) -> Quiz:
+    """The quiz alone (the terminal, tests, benches); see `build_core`."""
+    return build_core(store, bank, clock, rng, **options).quiz

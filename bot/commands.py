@@ -138,7 +138,7 @@ async def _review(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Rep
     flt = _filter(quiz, command.args, lang)
     if isinstance(flt, NoticeView):
         return flt
-    return await quiz.reviews.start(ctx.user, flt, lang)
+    return await quiz.start_review(ctx.user, flt, lang)
 
 
 async def _close(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -153,9 +153,7 @@ async def _lang(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply
 
 
 async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    if quiz.daily is None:
-        return NoticeView(lang, t(lang, "daily_unavailable"), ok=False)
-    return await quiz.daily.command(ctx.channel, command.args, lang)
+    return await quiz.daily_command(ctx.channel, command.args, lang)
 
 
 REGISTRY: tuple[Spec, ...] = (

@@ -35,6 +35,15 @@ def to_ms(dt: datetime) -> int:
     return int(dt.timestamp() * 1000)
 
 
+def span_ms(span: timedelta) -> int:
+    """A duration as stored (whole milliseconds): storage keeps `timedelta` off its columns."""
+    return span // timedelta(milliseconds=1)
+
+
+def span_from_ms(ms: int) -> timedelta:
+    return timedelta(milliseconds=ms)
+
+
 def from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
 

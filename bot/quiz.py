@@ -31,6 +31,8 @@ from bot.views import (
     Period,
     QuestionView,
     RevealView,
+    ReviewResult,
+    ReviewView,
     StatsView,
 )
 
@@ -41,27 +43,32 @@ if TYPE_CHECKING:
 class Quiz:
     def __init__(
         self,
+        store: Store,
+        bank: Bank,
+        clock: Clock,
+        delivery: Delivery,
         rounds: Rounds,
         runs: Runs,
         reveals: Reveals,
+        reviews: Reviews,
         *,
         daily: DailySchedules | None = None,
     ) -> None:
+        """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal)."""
+        self.store = store
+        self.bank = bank
+        self.clock = clock
+        self.delivery = delivery
         self.rounds = rounds
         self.runs = runs
         self.reveals = reveals
+        self.reviews = reviews  # the personal review
         self.daily = daily
-        self.store: Store = rounds.store
-        self.bank: Bank = rounds.bank
-        self.clock: Clock = rounds.clock
-        self.delivery: Delivery = rounds.delivery
-        self.ports: dict[str, ChatPort] = rounds.delivery.ports
-        self.default_window = rounds.default_window
-        self.reviews = Reviews(self.store, self.bank, self.clock)  # the personal review
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
-        self.ports[port.platform] = port
+        """A surface connected: its platform is served by this process from now on."""
+        self.delivery.add_port(port)
         self.rounds.notify_changed()  # rounds of this platform are now due work here
 
     def on_change(self, callback: Callable[[], None]) -> None:
@@ -143,6 +150,25 @@ class Quiz:
         await self.runs.post_standings(run.id, channel, lang)
         return NoticeView(lang, t(lang, "run_stopped"))
 
+    # -- the personal review and daily schedules (bot/reviewing.py, bot/daily/) ------------------
+    async def start_review(self, user: UserRef, flt: Filter, lang: Lang) -> ReviewView | NoticeView:
+        """`review`: the person's first due card, or when the next one is due."""
+        return await self.reviews.start(user, flt, lang)
+
+    async def review_click(
+        self, user: UserRef, token: str
+    ) -> ReviewView | ReviewResult | NoticeView | None:
+        """A review button: its answer, the next card, or the end; None for a foreign token."""
+        return await self.reviews.click(user, token)
+
+    async def daily_command(
+        self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
+    ) -> NoticeView:
+        """`daily …`, where this process serves chat platforms (the terminal has none)."""
+        if self.daily is None:
+            return NoticeView(lang, t(lang, "daily_unavailable"), ok=False)
+        return await self.daily.command(channel, words, lang)
+
     async def end_runs(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""
         await self.runs.abandon(channel)
@@ -154,16 +180,16 @@ class Quiz:
         Only rounds of platforms this process serves count: a round of a surface that is not
         configured here waits, open, for a process that can reveal it.
         """
-        deadline = await self.store.rounds.next_deadline(self.ports)
-        candidates = [deadline] if deadline is not None else []
-        for retry in (self.reveals.next_retry(), self.delivery.next_retry()):
-            candidates += [retry] if retry is not None else []
+        deadline = await self.store.rounds.next_deadline(self.delivery.platforms())
+        retry = self.delivery.next_retry()  # posts and reveals alike
+        candidates = [when for when in (deadline, retry) if when is not None]
         return min(candidates) if candidates else None
 
     async def process_due(self) -> None:
         """Close overdue rounds, post questions a passing failure or a crash left unposted,
         retry failed reveals, and resume runs a crash left stalled."""
-        overdue, unrevealed, stalled = await self.store.rounds.due_work(self.now(), self.ports)
+        served = self.delivery.platforms()
+        overdue, unrevealed, stalled = await self.store.rounds.due_work(self.now(), served)
         for row in overdue:
             await self.close_round(row.id, "deadline")
         done = {o.id for o in overdue}

@@ -9,7 +9,6 @@ build on this, and Quiz on all of them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Callable
@@ -18,13 +17,13 @@ from datetime import datetime, timedelta
 from bot import presenter, review
 from bot.bank import Bank
 from bot.clock import Clock
-from bot.delivery import Delivery
+from bot.delivery import Delivery, Posted
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
 from bot.periods import to_ms
 from bot.ports import Refused, Unavailable
 from bot.selection import choose_question
-from bot.storage import AnswerRequest, CloseReason, RoundKind, RoundRecord, Store
+from bot.storage import AnswerRequest, CardRule, CloseReason, RoundKind, RoundRecord, Store
 from bot.topics import NO_FILTER, Filter
 from bot.views import Feedback, QuestionView
 
@@ -52,20 +51,20 @@ class Rounds:
         rng: random.Random,
         delivery: Delivery,
         *,
+        holder: str,
         default_window: timedelta = DEFAULT_WINDOW,
-        holder: str | None = None,
+        card_rule: CardRule | None = review.next_card,
     ) -> None:
+        """`holder` is this replica in the claims other replicas see (see bot/app.py);
+        `card_rule` reschedules a person's review card with each recorded answer."""
         self.store = store
-        store.answers.card_rule = review.next_card  # each recorded answer reschedules a card
         self.bank = bank
         self.clock = clock
         self.rng = rng
         self.delivery = delivery
         self.default_window = default_window
-        # This replica, in the claims other replicas see. Stable across restarts of one replica
-        # (serve: ZEROQUIZ_REPLICA_ID, else the host name), so a replica that crashed while
-        # posting takes its own claim back at once instead of waiting for the lease.
-        self.holder = holder or f"{rng.getrandbits(64):016x}"
+        self.holder = holder
+        self.card_rule = card_rule
         self._changed: list[Callable[[], None]] = []
         self._answered: list[Callable[[int], None]] = []
         self._message_locks: dict[int, asyncio.Lock] = {}
@@ -115,11 +114,22 @@ class Rounds:
 
         Returns None when a run's round at that index already exists (opened elsewhere).
         Raises Refused if the platform refused the post (the round is then closed, unseen), or
-        Unavailable if it could not be reached (the round stays open and is posted later).
+        Unavailable if it could not be reached (the round stays open and is posted later): the
+        person who asked is told which.
         """
         row = await self.open_round(channel, window=window, kind=kind, run=run, flt=flt)
         if row is None:
             return None
+        view, result = await self.post_opened(row)
+        if result.outcome == "refused":
+            raise Refused(result.reason)
+        if result.outcome == "later":
+            raise Unavailable(result.reason)
+        return view
+
+    async def post_opened(self, row: RoundRecord) -> tuple[QuestionView, Posted]:
+        """Post a round just opened; the outcome is decided (and logged) by `post_round`, and
+        returned, never raised, for a caller nobody waits on (a run's next question)."""
         self._remember_round(row)  # the first clicks need no read
         self.notify_changed()
         return await self.post_round(row)
@@ -150,9 +160,9 @@ class Rounds:
                 run_index=run[1] if run else None,
             )
 
-    async def post_round(self, row: RoundRecord) -> QuestionView:
+    async def post_round(self, row: RoundRecord) -> tuple[QuestionView, Posted]:
         """Post an opened round. Refused: close it unseen, so nobody answers or is shown the
-        answer to a question that never appeared. Unavailable: leave it open to be posted later.
+        answer to a question that never appeared. Passing: leave it open to be posted later.
 
         Every try of one round carries the same dedupe key, so after a crash between the post and
         saving its reference a platform that honours the key (Discord's enforced nonce) returns
@@ -160,12 +170,13 @@ class Rounds:
         question = self.bank.get(row.question_id)
         assert question is not None
         view = presenter.question_view(row, question, 0)
+        result = Posted("posted")  # unless this call posts it: done meanwhile, or elsewhere
         async with self.message_lock(row.id):  # one post per round at a time, decided inside
             current = await self.store.rounds.get(row.id)
             if current is None or current.posted_at is not None or current.closed_at is not None:
-                return view  # posted meanwhile (a retry that raced this one), or closed
+                return view, result  # posted meanwhile (a retry that raced this one), or closed
             if not await self.store.rounds.claim(row.id, self.holder, self.now(), CLAIM_LEASE):
-                return view  # another replica is posting it right now
+                return view, result  # another replica is posting it right now
             try:
                 result = await self.delivery.post_question(row, view, post_key(row))
                 if result.outcome == "posted":
@@ -176,11 +187,9 @@ class Rounds:
                 await self.store.rounds.release(row.id, self.holder)
         if result.outcome == "refused":
             self.forget_message(row.id)
-            raise Refused(result.reason)
-        if result.outcome == "later":
+        elif result.outcome == "later":
             self.notify_changed()  # the scheduler plans the retry
-            raise Unavailable(result.reason)
-        return view
+        return view, result
 
     async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
         """Record a person's first answer (choice = displayed position, 0 for A).
@@ -214,7 +223,8 @@ class Rounds:
                 at=now,
                 provisional_name=user.provisional_name,
                 question_id=question.id,
-            )
+            ),
+            self.card_rule,
         )
         if outcome.status == "recorded":
             for callback in self._answered:
@@ -276,8 +286,7 @@ class Rounds:
 
     async def post_pending(self, skip: set[int]) -> None:
         """Post again the questions a passing failure or a crash left unposted (with backoff)."""
-        for row in await self.store.rounds.unposted(self.delivery.ports):
+        for row in await self.store.rounds.unposted(self.delivery.platforms()):
             busy = self.message_lock(row.id).locked()  # its first post is under way
-            if row.id not in skip and not busy and self.delivery.may_retry(row.id):
-                with contextlib.suppress(Refused, Unavailable):  # decided and logged already
-                    await self.post_round(row)
+            if row.id not in skip and not busy and self.delivery.may_retry("post", row.id):
+                await self.post_round(row)  # decided and logged by Delivery

@@ -6,27 +6,33 @@ or a late close can neither skip nor repeat a question of the run.
 
 from __future__ import annotations
 
-import contextlib
-import logging
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from bot import presenter
+from bot.bank import Bank
+from bot.clock import Clock
+from bot.delivery import Delivery
 from bot.i18n import t
 from bot.model import ChannelRef, Lang
-from bot.ports import DeliveryError  # Refused ends the run; Unavailable posts it later
-from bot.rounds import Rounds
-from bot.storage import RunRecord
+from bot.rounds import DEFAULT_WINDOW, Rounds
+from bot.storage import RunRecord, Store
 from bot.topics import NO_FILTER, Filter, matching
 from bot.views import LeaderRow, NoticeView, QuestionView
-
-log = logging.getLogger(__name__)
 
 MAX_RUN = 20
 
 
+@dataclass(eq=False)
 class Runs:
-    def __init__(self, rounds: Rounds) -> None:
-        self.rounds = rounds
+    """`rounds` opens and posts each question; `delivery` posts the standings."""
+
+    store: Store
+    bank: Bank
+    clock: Clock
+    rounds: Rounds
+    delivery: Delivery
+    default_window: timedelta = field(default=DEFAULT_WINDOW, kw_only=True)
 
     async def start(
         self,
@@ -39,9 +45,9 @@ class Runs:
         """Start N questions in a row; a notice if the count is invalid or a run is going.
 
         The run keeps who started it (they may stop it) and its filter, in the database."""
-        limit = min(MAX_RUN, len(matching(self.rounds.bank, flt)))
-        span = window or self.rounds.default_window
-        store = self.rounds.store
+        limit = min(MAX_RUN, len(matching(self.bank, flt)))
+        span = window or self.default_window
+        store = self.store
         lang = await store.teams.channel_lang(channel)
         if not 1 <= count <= limit:
             return NoticeView(lang, t(lang, "run_count_invalid", max=limit), ok=False)
@@ -49,8 +55,8 @@ class Runs:
         run_id = await store.rounds.start_run(
             cid,
             count,
-            int(span.total_seconds() * 1000),
-            self.rounds.now(),
+            span,
+            self.clock.now(),
             started_by=started_by,
             topic=flt.topic,
             level=flt.level,
@@ -63,40 +69,42 @@ class Runs:
 
     async def abandon(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""
-        store = self.rounds.store
-        await store.rounds.abandon_runs(await store.teams.channel_id(channel), self.rounds.now())
+        store = self.store
+        await store.rounds.abandon_runs(await store.teams.channel_id(channel), self.clock.now())
 
     async def continue_after(self, round_id: int) -> None:
         row = await self.rounds.round_row(round_id)
         if row is None or row.run_id is None or row.run_index is None or row.run_total is None:
             return
-        run = await self.rounds.store.rounds.run(row.run_id)
+        run = await self.store.rounds.run(row.run_id)
         if run is None or run.finished:
             return
         if row.run_index + 1 < row.run_total:
-            # A DeliveryError is logged by start_round, which also ends the run.
-            with contextlib.suppress(DeliveryError):
-                await self.rounds.start_round(
-                    row.channel_ref,
-                    window=timedelta(milliseconds=run.window_ms),
-                    kind="run",
-                    run=(row.run_id, row.run_index + 1),
-                    flt=Filter(run.topic, run.level),
-                )
+            following = await self.rounds.open_round(
+                row.channel_ref,
+                window=run.window,
+                kind="run",
+                run=(row.run_id, row.run_index + 1),
+                flt=Filter(run.topic, run.level),
+            )
+            if following is not None:  # None: opened elsewhere already
+                # A failed post is decided and logged by Delivery: refused ends the run (its
+                # round closes unseen), passing posts it later.
+                await self.rounds.post_opened(following)
             return
         await self._finish(row.run_id, row.channel_ref, row.lang)
 
     async def _finish(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
-        store = self.rounds.store
+        store = self.store
         async with store.transaction():
-            if not await store.rounds.finish_run(run_id, self.rounds.now()):
+            if not await store.rounds.finish_run(run_id, self.clock.now()):
                 return
             standings = await store.scores.run_standings(run_id, 10)
-        await self._post_standings(channel, lang, standings)
+        await self._post_standings(run_id, channel, lang, standings)
 
     async def current(self, channel: ChannelRef) -> RunRecord | None:
         """The channel's run in progress, with who started it; None if there is none."""
-        store = self.rounds.store
+        store = self.store
         cid = await store.teams.find_channel(channel)
         return await store.rounds.unfinished_run(cid) if cid is not None else None
 
@@ -104,18 +112,18 @@ class Runs:
         """Mark the run finished in the database first (so neither this process after a
         restart nor another replica posts a further question), then return its open rounds
         for the caller to close and reveal as usual; None if it had finished meanwhile."""
-        store = self.rounds.store
-        if not await store.rounds.finish_run(run.id, self.rounds.now()):
+        store = self.store
+        if not await store.rounds.finish_run(run.id, self.clock.now()):
             return None
         return [row.id for row in await store.rounds.open_in_run(run.id)]
 
     async def post_standings(self, run_id: int, channel: ChannelRef, lang: Lang) -> None:
         """The run's standings so far, posted to the channel as a run's end posts them."""
-        standings = await self.rounds.store.scores.run_standings(run_id, 10)
-        await self._post_standings(channel, lang, standings)
+        standings = await self.store.scores.run_standings(run_id, 10)
+        await self._post_standings(run_id, channel, lang, standings)
 
     async def _post_standings(
-        self, channel: ChannelRef, lang: Lang, standings: list[LeaderRow]
+        self, run_id: int, channel: ChannelRef, lang: Lang, standings: list[LeaderRow]
     ) -> None:
         view = presenter.leaderboard_view(lang, "all", standings, None, asked=False)
         notice = NoticeView(
@@ -124,9 +132,4 @@ class Runs:
             title=t(lang, "run_standings_title"),
             lines=view.lines or (t(lang, "run_standings_empty"),),
         )
-        port = self.rounds.delivery.ports.get(channel.platform)
-        if port is not None:
-            try:
-                await port.post_notice(channel, notice)
-            except Exception as exc:
-                log.warning("run standings for %s not posted: %s", channel, exc)
+        await self.delivery.post_notice(channel, notice, about=run_id)  # a failure is logged

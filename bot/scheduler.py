@@ -27,7 +27,9 @@ class DueWork(Protocol):
 
 
 class Scheduler:
-    def __init__(self, clock: Clock, *sources: DueWork) -> None:
+    def __init__(
+        self, clock: Clock, *sources: DueWork, on_lag: Callable[[float], None] | None = None
+    ) -> None:
         self.clock = clock
         self.sources = list(sources)
         self._wake = asyncio.Event()
@@ -35,8 +37,8 @@ class Scheduler:
         self._passes = 0
         self._in_pass = False
         self._pass_done = asyncio.Condition()
-        # Told how late (seconds) a pass ran after the moment it was planned for; metrics set it.
-        self.on_lag: Callable[[float], None] = _ignore_lag
+        # Told how late (seconds) a pass ran after the moment it was planned for (metrics).
+        self.on_lag: Callable[[float], None] = on_lag or _ignore_lag
 
     def wake(self) -> None:
         self._wake.set()

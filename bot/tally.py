@@ -14,7 +14,9 @@ import logging
 from datetime import datetime, timedelta
 
 from bot.clock import Clock
+from bot.delivery import Delivery
 from bot.rounds import Rounds
+from bot.storage import Store
 
 log = logging.getLogger(__name__)
 
@@ -23,10 +25,20 @@ DEFAULT_INTERVAL = timedelta(seconds=5)
 
 class LiveTally:
     def __init__(
-        self, rounds: Rounds, clock: Clock, interval: timedelta = DEFAULT_INTERVAL
+        self,
+        store: Store,
+        clock: Clock,
+        rounds: Rounds,
+        delivery: Delivery,
+        *,
+        interval: timedelta = DEFAULT_INTERVAL,
     ) -> None:
-        self.rounds = rounds
+        """`rounds` tells of each recorded answer and holds the round's message lock; the edit
+        itself goes through `delivery`."""
+        self.store = store
         self.clock = clock
+        self.rounds = rounds
+        self.delivery = delivery
         self.interval = interval
         self._last: dict[int, datetime] = {}
         self._pending: dict[int, asyncio.Task[None]] = {}  # refresh not started yet, per round
@@ -54,7 +66,7 @@ class LiveTally:
             await self._edit(round_id)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # the database (a platform failure is Delivery's, never raised)
             log.warning("live count of round %s not updated: %s", round_id, exc)
         finally:
             if self._pending.get(round_id) is asyncio.current_task():
@@ -66,20 +78,19 @@ class LiveTally:
             if row is None or row.message_ref is None or not row.is_open(self.clock.now()):
                 self._last.pop(round_id, None)
                 return
-            port = self.rounds.delivery.ports.get(row.platform)
-            if port is None:
+            if not self.delivery.serves(row.platform):
                 return
-            max_age = port.live_update_max_age
+            max_age = self.delivery.live_update_max_age(row.platform)
             if max_age is not None and self.clock.now() - row.opened_at > max_age:
                 return  # old messages are not edited per click (Discord caps those edits)
             now = self.clock.now()
-            if not await self.rounds.store.rounds.take_count_edit(round_id, now, self.interval):
+            if not await self.store.rounds.take_count_edit(round_id, now, self.interval):
                 self.poke(round_id)  # another replica edited it just now: once more, later
                 return
             view = await self.rounds.question_view(round_id)
             if view is None:
                 return
-            await port.update_question(row.channel_ref, row.message_ref, view)
+            await self.delivery.update_question(row, view)  # a failure is logged there
 
     async def drain(self) -> None:
         """Wait for the refreshes that are already due (tests; a graceful stop)."""

@@ -70,8 +70,8 @@ def port() -> RecordingPort:
 
 @pytest.fixture
 def make_quiz(bank: Bank, clock: FakeClock) -> Callable[..., Quiz]:
-    def build(store: Store, *ports: RecordingPort, seed: int = 7) -> Quiz:
-        quiz = build_quiz(store, bank, clock, random.Random(seed))
+    def build(store: Store, *ports: RecordingPort, seed: int = 7, daily: bool = False) -> Quiz:
+        quiz = build_quiz(store, bank, clock, random.Random(seed), daily=daily)
         for p in ports:
             quiz.add_port(p)
         return quiz

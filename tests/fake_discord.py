@@ -152,9 +152,9 @@ class FakeDiscord:
     hold_callbacks: asyncio.Event | None = None
     post_failures: list[int] = field(default_factory=list)  # statuses for the next message posts
     # By route ("post", "edit", "callback"): what the next calls meet. A status is answered
-    # instead of doing the work; "cut" does the work, then cuts the connection before answering
-    # (the bot can't know whether it happened: the case a nonce is for); "hold" does the work and
-    # answers only once `released` is set (a test kills the bot meanwhile).
+    # instead of doing the work; "cut" (posts and edits) does the work, then cuts the connection
+    # before answering (the bot can't know whether it happened: the case a nonce is for); "hold"
+    # does the work and answers only once `released` is set (a test kills the bot meanwhile).
     faults: dict[str, list[int | str]] = field(default_factory=dict)
     released: asyncio.Event = field(default_factory=asyncio.Event)
     delay: float = 0.0  # seconds each of those routes takes (a slow Discord)
@@ -375,7 +375,7 @@ class FakeDiscord:
             if key in body:
                 message[key] = body[key] or ([] if key != "content" else "")
         message["edited_timestamp"] = iso(self.now())
-        return self._json(message)
+        return await self._cut("edit", request, self._json(message))
 
     async def callback(self, request: web.Request) -> web.Response:
         body = await self._read(request)

@@ -43,30 +43,41 @@ class RecordingPort:
     notices: list[tuple[ChannelRef, NoticeView]] = field(default_factory=list)
     fail_reveals: int = 0
     fail_posts: list[Exception] = field(default_factory=list)  # raised by the next posts
+    # By method name ("update_question"...): raised by its next calls, before doing anything.
+    failures: dict[str, list[Exception]] = field(default_factory=dict)
     dedupe_keys: list[str | None] = field(default_factory=list)
+
+    def _fail(self, method: str) -> None:
+        if self.failures.get(method):
+            raise self.failures[method].pop(0)
 
     async def post_question(
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
     ) -> str | None:
         self.dedupe_keys.append(dedupe_key)
+        self._fail("post_question")
         if self.fail_posts:
             raise self.fail_posts.pop(0)
         self.posted.append((channel, view))
         return f"msg-{view.round_id}"
 
     async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
+        self._fail("update_question")
         self.updates.append((ref, view))
 
     async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
+        self._fail("post_reveal")
         if self.fail_reveals:
             self.fail_reveals -= 1
             raise RuntimeError("platform unavailable")
         self.reveals.append((ref, view))
 
     async def reveal_stray(self, channel: ChannelRef, ref: str, view: RevealView) -> None:
+        self._fail("reveal_stray")
         self.reveals.append((ref, view))
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
+        self._fail("post_notice")
         self.notices.append((channel, view))
 
 

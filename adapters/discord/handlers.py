@@ -127,7 +127,7 @@ class Handler:
             async with apologise_on_error("a review click", lambda: self._fail(interaction, "en")):
                 who = user_ref(interaction)
                 step = await self.metrics.review(
-                    PLATFORM, token, lambda: self.quiz.reviews.click(who, token)
+                    PLATFORM, token, lambda: self.quiz.review_click(who, token)
                 )
                 if step is None:
                     lang = await self.quiz.channel_lang(channel_ref(interaction))

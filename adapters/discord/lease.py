@@ -21,7 +21,7 @@ from adapters.discord.shards import ShardPlan, describe
 from adapters.runtime import SurfaceUnavailable
 from bot.clock import Clock
 from bot.storage import ShardLease
-from bot.storage.shards import ShardLeases
+from bot.storage.shards import ShardTable
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def refusal(plan: ShardPlan, taken: list[ShardLease], now: datetime, ttl: timede
 class LeaseKeeper:
     def __init__(
         self,
-        leases: ShardLeases,
+        leases: ShardTable,
         clock: Clock,
         plan: ShardPlan,
         *,

@@ -30,8 +30,12 @@ MAX_NONCE = 25
 
 
 def parse_ref(ref: str) -> tuple[int, int]:
-    channel_id, message_id = ref.split(":", 1)
-    return int(channel_id), int(message_id)
+    """Refused for a reference that names no Discord message: asking again won't change it."""
+    try:
+        channel_id, message_id = ref.split(":", 1)
+        return int(channel_id), int(message_id)
+    except ValueError:
+        raise Refused(f"not a Discord message reference: {ref!r}") from None
 
 
 def nonce_for(key: str) -> str:
@@ -102,7 +106,10 @@ class DiscordPort:
         self._require_ready()
         channel_id, message_id = parse_ref(ref)
         message = self._channel(channel, channel_id).get_partial_message(message_id)
-        await message.edit(embed=question_embed(view), allowed_mentions=NO_MENTIONS)
+        try:
+            await message.edit(embed=question_embed(view), allowed_mentions=NO_MENTIONS)
+        except Exception as exc:
+            raise delivery_error(exc) from exc
 
     async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
         """Edit the question once into its reveal; post anew if the old message can't be edited."""
@@ -116,12 +123,10 @@ class DiscordPort:
                     embed=embed, view=None, allowed_mentions=NO_MENTIONS
                 )
                 return
-            except discord.HTTPException as exc:
+            except Exception as exc:  # a cut connection too: discord.py lets it through
                 if not self._repost_instead(exc, message_id):
                     raise delivery_error(exc) from exc
-                log.info(
-                    "question message %s not editable (%s); posting the reveal", ref, exc.status
-                )
+                log.info("question message %s not editable (%s); posting the reveal", ref, exc)
         try:
             await self._channel(channel).send(embed=embed, allowed_mentions=NO_MENTIONS)
         except Exception as exc:
@@ -142,7 +147,9 @@ class DiscordPort:
         except Exception as exc:
             raise delivery_error(exc) from exc
 
-    def _repost_instead(self, exc: discord.HTTPException, message_id: int) -> bool:
+    def _repost_instead(self, exc: Exception, message_id: int) -> bool:
+        if not isinstance(exc, discord.HTTPException):
+            return False  # no answer from Discord: the edit may come through when tried again
         if isinstance(exc, discord.NotFound) or exc.code == OLD_MESSAGE_EDITS_CAPPED:
             return True
         age = self.clock.now() - discord.utils.snowflake_time(message_id)

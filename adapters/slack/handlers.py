@@ -193,7 +193,7 @@ class SlackHandlers:
         who = UserRef(PLATFORM, click.team, click.user, name or click.handle)
         try:
             step = await self.metrics.review(
-                PLATFORM, click.value, lambda: self.quiz.reviews.click(who, click.value)
+                PLATFORM, click.value, lambda: self.quiz.review_click(who, click.value)
             )
         except Exception:
             self._slots.release()

@@ -20,7 +20,7 @@ from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
 from adapters.runtime import ConfigError
-from bot.storage.installations import InstallationRecord, Installations
+from bot.storage.installations import InstallationRecord, InstallationTable
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class StoreInstallations(AsyncInstallationStore):
     """Installations in the `installations` table, tokens sealed."""
 
     def __init__(
-        self, installations: Installations, fernet: Fernet, now: Callable[[], datetime]
+        self, installations: InstallationTable, fernet: Fernet, now: Callable[[], datetime]
     ) -> None:
         self._rows = installations
         self._fernet = fernet
@@ -124,7 +124,7 @@ class StoreInstallations(AsyncInstallationStore):
 class StoreStates(AsyncOAuthStateStore):
     """One-time OAuth states in the `oauth_states` table, valid for STATE_TTL."""
 
-    def __init__(self, installations: Installations, now: Callable[[], datetime]) -> None:
+    def __init__(self, installations: InstallationTable, now: Callable[[], datetime]) -> None:
         self._rows = installations
         self._now = now
         self._log = log

@@ -45,11 +45,22 @@ class SlackPort:
         """The token for a call into the channel's workspace (None: the client's own)."""
         if self._tokens is None:
             return None
-        token = await self._tokens(channel.team)
+        try:
+            token = await self._tokens(channel.team)
+        except Exception as exc:  # the installation store (the database) did not answer
+            raise Unavailable(type(exc).__name__) from exc
         if token is None:
             log.warning("workspace %s is not installed: nothing sent to it", channel.team)
-            raise Refused(reason_for("not_authed", await self._lang_of(channel)))
+            raise Refused(reason_for("not_authed", await self._lang(channel)))
         return token
+
+    async def _lang(self, channel: ChannelRef) -> Lang:
+        """The channel's language for a reason; English if even that can't be read now."""
+        try:
+            return await self._lang_of(channel)
+        except Exception:
+            log.warning("language of %s unknown; the reason is given in English", channel)
+            return "en"
 
     async def post_question(
         self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
@@ -121,7 +132,7 @@ class SlackPort:
         limit) and tried again later, or a refusal (channel, permission, auth) that is reported."""
         code = error_code(exc)
         log.warning("%s to channel %s failed: %s", method, channel.channel, code)
-        reason = reason_for(code, await self._lang_of(channel))
+        reason = reason_for(code, await self._lang(channel))
         if not isinstance(exc, SlackApiError) or is_transient(code):
             return Unavailable(reason)  # no answer from Slack at all, or a passing one
         return Refused(reason)

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date, occurrences
+from bot.delivery import Delivery
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef
-from bot.ports import Refused
 from bot.rounds import Rounds
-from bot.storage import PostingStatus, ScheduleRecord
+from bot.storage import PostingStatus, ScheduleRecord, Store
 from bot.topics import Filter, topics
 from bot.views import NoticeView, ScheduleLine
 
@@ -30,12 +32,17 @@ GRACE = timedelta(hours=1)
 LEASE = timedelta(minutes=2)
 
 
+@dataclass(eq=False)
 class DailySchedules:
-    def __init__(self, rounds: Rounds, clock: Clock, *, grace: timedelta = GRACE) -> None:
-        self.rounds = rounds
-        self.store = rounds.store
-        self.clock = clock
-        self.grace = grace
+    """`rounds` opens and posts each day's question; `delivery` says which platforms this
+    process serves (only their schedules are its work)."""
+
+    store: Store
+    bank: Bank
+    clock: Clock
+    rounds: Rounds
+    delivery: Delivery
+    grace: timedelta = field(default=GRACE, kw_only=True)
 
     # -- admin commands -------------------------------------------------------------------------
     async def command(self, channel: ChannelRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
@@ -44,7 +51,7 @@ class DailySchedules:
             return await self.show(channel, lang)
         if words[0].lower() in ("off", "stop", "mati"):
             return await self.off(channel, lang)
-        known = topics(self.rounds.bank)
+        known = topics(self.bank)
         try:
             spec = specs.parse_spec(words, frozenset(known))
         except specs.SpecError as exc:
@@ -64,8 +71,8 @@ class DailySchedules:
                 at=spec.at,
                 tz=spec.tz,
                 days=specs.days_code(spec.days),
-                window_ms=int(spec.window.total_seconds() * 1000),
-                grace_ms=int(self.grace.total_seconds() * 1000),
+                window=spec.window,
+                grace=self.grace,
                 now=now,
                 topics=spec.topics,
             )
@@ -90,7 +97,7 @@ class DailySchedules:
             time=schedule.at.strftime("%H:%M"),
             tz=schedule.tz,
             days=days,
-            hours=_hours(schedule.window_ms),
+            hours=_hours(schedule.window),
         )
         if schedule.topics:
             text += "\n" + t(lang, "daily_topics", topics=", ".join(schedule.topics))
@@ -133,11 +140,7 @@ class DailySchedules:
     # -- due work -------------------------------------------------------------------------------
     async def next_due(self) -> datetime | None:
         candidates: list[datetime] = []
-        schedules = [
-            s
-            for s in await self.store.daily.active_schedules()
-            if s.platform in self.rounds.delivery.ports
-        ]
+        schedules = await self._served_schedules()
         oldest = await self.store.daily.oldest_claim()
         for schedule in schedules:
             when = await self._next_occurrence(schedule)
@@ -147,6 +150,11 @@ class DailySchedules:
             candidates.append(oldest + LEASE)
         return min(candidates) if candidates else None
 
+    async def _served_schedules(self) -> list[ScheduleRecord]:
+        return [
+            s for s in await self.store.daily.active_schedules() if self.delivery.serves(s.platform)
+        ]
+
     async def _next_occurrence(self, schedule: ScheduleRecord) -> datetime | None:
         """The next due instant whose day has not been claimed or skipped yet."""
         now = self.clock.now()
@@ -154,17 +162,13 @@ class DailySchedules:
         for day, due in occurrences(schedule.days, schedule.at, schedule.tz, start, 4):
             if due < schedule.updated_at or await self.store.daily.posting(schedule.id, day):
                 continue
-            if due > now or now - due <= timedelta(milliseconds=schedule.grace_ms):
+            if due > now or now - due <= schedule.grace:
                 return max(due, now)
         return None
 
     async def process_due(self) -> None:
         now = self.clock.now()
-        schedules = [
-            s
-            for s in await self.store.daily.active_schedules()
-            if s.platform in self.rounds.delivery.ports
-        ]
+        schedules = await self._served_schedules()
         stale = await self.store.daily.stale_claims(now - LEASE)
         for schedule in schedules:
             today = local_date(now, schedule.tz)
@@ -182,7 +186,7 @@ class DailySchedules:
             return
         late = now - due
         token = uuid.uuid4().hex
-        if late > timedelta(milliseconds=schedule.grace_ms):
+        if late > schedule.grace:
             detail = f"not running at {due.isoformat()}; {late} late exceeds the grace period"
             skipped = await self.store.daily.claim(
                 schedule.id, day, token, now, status="skipped", detail=detail
@@ -197,7 +201,7 @@ class DailySchedules:
                 return  # posted, skipped, or being posted by another instance
             row = await self.rounds.open_round(
                 schedule.channel_ref,
-                window=timedelta(milliseconds=schedule.window_ms),
+                window=schedule.window,
                 kind="daily",
                 flt=Filter(any_of=schedule.topics),
             )
@@ -228,28 +232,22 @@ class DailySchedules:
                 schedule.id, day, token, "failed", detail="expired unsent"
             )
             return
-        detail: str | None = None
-        status: PostingStatus
-        try:
-            await self.rounds.post_round(row)
-        except Refused as exc:
-            status = "failed"
-            detail = exc.reason
-        except Exception as exc:  # passing (Unavailable): keep the claim, retried after the lease
+        _, result = await self.rounds.post_round(row)
+        if not result.done:  # passing: keep the claim, retried after the lease
             log.warning(
-                "daily question for %s on %s not sent yet: %s", schedule.channel_ref, day, exc
-            )
+                "daily question for %s on %s not sent yet: %s",
+                schedule.channel_ref, day, result.reason or result.outcome,
+            )  # fmt: skip
             return
-        else:
-            status = "posted"
+        status: PostingStatus = "failed" if result.outcome == "refused" else "posted"
+        detail = result.reason if status == "failed" else None
         await self.store.daily.finish(schedule.id, day, token, status, detail=detail)
         if status == "failed":
             log.warning("daily question for %s on %s failed: %s", schedule.channel_ref, day, detail)
 
 
-def _hours(window_ms: int) -> str:
-    hours = window_ms / 3_600_000
-    return f"{hours:g}"
+def _hours(window: timedelta) -> str:
+    return f"{window / timedelta(hours=1):g}"
 
 
 def _days_label(days: frozenset[int], lang: Lang) -> str:

@@ -37,10 +37,11 @@ PLAYER_CACHE = 50_000
 class _Item:
     request: AnswerRequest
     future: asyncio.Future[AnswerOutcome]
+    rule: CardRule | None  # how the answer reschedules the person's card (None: it doesn't)
     player_id: int = 0
 
 
-class AnswerWriter:
+class AnswerTable:
     def __init__(
         self, engine: Engine, *, max_batch: int = MAX_BATCH, max_pending: int = MAX_PENDING
     ) -> None:
@@ -54,10 +55,11 @@ class AnswerWriter:
         self._task: asyncio.Task[None] | None = None
         self._players: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
         self.batches = 0  # commits made, for benchmarks and tests
-        self.card_rule: CardRule | None = None  # set by the core: recorded answers reschedule
 
-    async def record(self, request: AnswerRequest) -> AnswerOutcome:
-        """Record one answer; returns once the transaction holding it has committed.
+    async def record(self, request: AnswerRequest, card_rule: CardRule | None) -> AnswerOutcome:
+        """Record one answer; returns once the transaction holding it has committed. In the
+        same transaction `card_rule` (the core's, storage knows no review schedule) reschedules
+        the person's card for that question.
 
         Never from inside a transaction: the writer needs the lock that transaction holds.
         """
@@ -65,7 +67,7 @@ class AnswerWriter:
             raise RuntimeError("answers are recorded outside transactions (group commit)")
         async with self._slots:
             future: asyncio.Future[AnswerOutcome] = asyncio.get_running_loop().create_future()
-            self._queue.append(_Item(request, future))
+            self._queue.append(_Item(request, future, card_rule))
             self._drained.clear()
             self._wake.set()
             self._ensure_running()
@@ -120,8 +122,7 @@ class AnswerWriter:
             inserted = await _insert(tx, list(firsts.values()))
             recorded = [i for key, i in firsts.items() if key in inserted]
             await _count(tx, recorded)
-            if self.card_rule is not None:
-                await _reschedule(tx, recorded, self.card_rule)
+            await _reschedule(tx, recorded)
             earlier = await _existing(tx, [key for key in firsts if key not in inserted])
         self._remember(fresh)  # committed: these ids are real now
         outcomes: list[AnswerOutcome] = []
@@ -244,10 +245,12 @@ async def _count(tx: Conn, items: list[_Item]) -> None:
     await totals.apply(tx, deltas.values())
 
 
-async def _reschedule(tx: Conn, items: list[_Item], rule: CardRule) -> None:
+async def _reschedule(tx: Conn, items: list[_Item]) -> None:
     """Reschedule the answering people's cards for the recorded answers, in answer order (one
     person meeting one question twice in a batch reschedules it twice)."""
-    items = sorted((i for i in items if i.request.question_id), key=lambda i: i.request.at)
+    items = sorted(
+        (i for i in items if i.request.question_id and i.rule), key=lambda i: i.request.at
+    )
     if not items:
         return
     states: dict[cards.Key, str | None] = {}
@@ -255,7 +258,8 @@ async def _reschedule(tx: Conn, items: list[_Item], rule: CardRule) -> None:
     changed: dict[cards.Key, CardState] = {}
     for item in items:
         key = (item.player_id, item.request.question_id)
-        card = rule(states.get(key), item.request.correct, item.request.at)
+        assert item.rule is not None
+        card = item.rule(states.get(key), item.request.correct, item.request.at)
         states[key] = card.state
         changed[key] = card
     await cards.save(tx, changed)

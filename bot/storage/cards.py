@@ -50,7 +50,7 @@ async def save(conn: Conn, cards: dict[Key, CardState]) -> None:
     )
 
 
-class Cards:
+class CardTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 
 from bot.daily.spec import days_from_code
-from bot.periods import from_ms, to_ms
+from bot.periods import from_ms, span_from_ms, span_ms, to_ms
 from bot.storage.engine import Engine, Record
 from bot.storage.records import (
     PostingRecord,
@@ -34,14 +34,14 @@ def _schedule(row: Record) -> ScheduleRecord:
         at=time(int(hh), int(mm)),
         tz=str(row["tz"]),
         days=days_from_code(str(row["days"])),
-        window_ms=int(row["window_ms"]),
-        grace_ms=int(row["grace_ms"]),
+        window=span_from_ms(int(row["window_ms"])),
+        grace=span_from_ms(int(row["grace_ms"])),
         updated_at=from_ms(int(row["updated_at"])),
         topics=tuple(word for word in str(row["topics"] or "").split(",") if word),
     )
 
 
-class DailyStore:
+class DailyTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 
@@ -75,8 +75,8 @@ class DailyStore:
         at: time,
         tz: str,
         days: str,
-        window_ms: int,
-        grace_ms: int,
+        window: timedelta,
+        grace: timedelta,
         now: datetime,
         topics: tuple[str, ...] = (),
     ) -> None:
@@ -89,8 +89,8 @@ class DailyStore:
                        tz = excluded.tz, days = excluded.days, window_ms = excluded.window_ms,
                        grace_ms = excluded.grace_ms, active = 1,
                        updated_at = excluded.updated_at, topics = excluded.topics""",
-                channel_id, at.strftime("%H:%M"), tz, days, window_ms, grace_ms, to_ms(now),
-                ",".join(topics),
+                channel_id, at.strftime("%H:%M"), tz, days, span_ms(window), span_ms(grace),
+                to_ms(now), ",".join(topics),
             )  # fmt: skip
 
     async def deactivate(self, channel_id: int, now: datetime) -> bool:

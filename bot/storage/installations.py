@@ -24,7 +24,7 @@ class InstallationRecord:
     installed_at: datetime | None = None
 
 
-class Installations:
+class InstallationTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 

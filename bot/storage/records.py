@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 from bot.model import ChannelRef, Lang
@@ -74,7 +74,7 @@ class RoundRecord:
 @dataclass(frozen=True)
 class RunRecord:
     id: int
-    window_ms: int
+    window: timedelta
     finished: bool
     started_by: str | None = None  # the platform user id of who started it (None before v9)
     topic: str | None = None  # the run's filter, kept so a restart goes on with it
@@ -120,8 +120,8 @@ class ScheduleRecord:
     at: time
     tz: str
     days: frozenset[int]
-    window_ms: int
-    grace_ms: int
+    window: timedelta  # how long each daily question stays open
+    grace: timedelta  # how late a daily question may still be posted
     updated_at: datetime
     topics: tuple[str, ...] = ()  # the bank tags its questions come from; () for any
 

@@ -10,7 +10,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from bot.model import ChannelRef
-from bot.periods import from_ms, to_ms
+from bot.periods import from_ms, span_from_ms, span_ms, to_ms
 from bot.storage.engine import Conn, Engine, Record
 from bot.storage.records import (
     CloseReason,
@@ -83,7 +83,7 @@ async def _run_going(tx: Conn, run_id: int) -> bool:
 def _run(row: Record) -> RunRecord:
     return RunRecord(
         id=int(row["id"]),
-        window_ms=int(row["window_ms"]),
+        window=span_from_ms(int(row["window_ms"])),
         finished=row["finished_at"] is not None,
         started_by=row["started_by"],
         topic=row["topic"],
@@ -94,7 +94,7 @@ def _run(row: Record) -> RunRecord:
 RUN_SELECT = "SELECT id, window_ms, finished_at, started_by, topic, level FROM runs"
 
 
-class Rounds:
+class RoundTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 
@@ -293,7 +293,7 @@ class Rounds:
         self,
         channel_id: int,
         total: int,
-        window_ms: int,
+        window: timedelta,
         at: datetime,
         *,
         started_by: str | None = None,
@@ -312,7 +312,7 @@ class Rounds:
                 """INSERT INTO runs (channel_id, total, window_ms, started_at, started_by, topic,
                                      level)
                    VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id""",
-                channel_id, total, window_ms, to_ms(at), started_by, topic, level,
+                channel_id, total, span_ms(window), to_ms(at), started_by, topic, level,
             )  # fmt: skip
         return int(rid)
 

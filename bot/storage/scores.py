@@ -17,7 +17,7 @@ from bot.storage.engine import Engine
 from bot.views import LeaderRow, Period
 
 
-class Scores:
+class ScoreTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
         # Team ids never change; a zone rarely does and is checked by the very query that

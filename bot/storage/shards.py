@@ -57,7 +57,7 @@ LIVE = """SELECT shard_id, shard_count, holder, renewed_at, expires_at FROM shar
           WHERE bot_id = $1 AND expires_at > $2 ORDER BY shard_id"""
 
 
-class ShardLeases:
+class ShardTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 

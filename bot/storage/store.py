@@ -12,16 +12,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from bot.storage import copy
-from bot.storage.answers import AnswerWriter
-from bot.storage.cards import Cards
-from bot.storage.daily import DailyStore
+from bot.storage.answers import AnswerTable
+from bot.storage.cards import CardTable
+from bot.storage.daily import DailyTable
 from bot.storage.engine import Engine
-from bot.storage.installations import Installations
-from bot.storage.rounds import Rounds
-from bot.storage.scores import Scores
-from bot.storage.shards import ShardLeases
+from bot.storage.installations import InstallationTable
+from bot.storage.rounds import RoundTable
+from bot.storage.scores import ScoreTable
+from bot.storage.shards import ShardTable
 from bot.storage.startup import open_engine
-from bot.storage.teams import Teams
+from bot.storage.teams import TeamTable
 from bot.storage.timed import Observer, TimedEngine
 
 
@@ -30,14 +30,14 @@ class Store:
         self._timed = engine = TimedEngine(engine)
         self._engine: Engine = engine
         self.path = engine.path
-        self.teams = Teams(engine)
-        self.rounds = Rounds(engine)
-        self.answers = AnswerWriter(engine)
-        self.cards = Cards(engine)
-        self.scores = Scores(engine)
-        self.daily = DailyStore(engine)
-        self.shards = ShardLeases(engine)
-        self.installations = Installations(engine)
+        self.teams = TeamTable(engine)
+        self.rounds = RoundTable(engine)
+        self.answers = AnswerTable(engine)
+        self.cards = CardTable(engine)
+        self.scores = ScoreTable(engine)
+        self.daily = DailyTable(engine)
+        self.shards = ShardTable(engine)
+        self.installations = InstallationTable(engine)
 
     @classmethod
     async def open(cls, path: str | Path, *, create_parent: bool = False) -> Store:

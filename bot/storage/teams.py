@@ -31,7 +31,7 @@ async def channel_id(conn: Conn, channel: ChannelRef) -> int:
     return int(found)
 
 
-class Teams:
+class TeamTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 

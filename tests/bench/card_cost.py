@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout, not an install
 
 from bot import review
-from bot.app import build_quiz
+from bot.app import build_core
 from bot.bank import load_bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, UserRef
@@ -40,8 +40,7 @@ async def burst(rule: CardRule | None, clicks: int) -> tuple[float, float]:
     """(first-time ms, returning ms) for one burst each."""
     with tempfile.TemporaryDirectory() as tmp:
         store = await Store.open(Path(tmp) / "bench.sqlite3")
-        quiz = build_quiz(store, load_bank(), FakeClock(), random.Random(1))
-        store.answers.card_rule = rule
+        quiz = build_core(store, load_bank(), FakeClock(), random.Random(1), card_rule=rule).quiz
         users = [UserRef("bench", "T", f"U{i}", f"User {i}") for i in range(clicks)]
         times: list[float] = []
         for _ in range(2):

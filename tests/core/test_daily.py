@@ -15,7 +15,7 @@ from conftest import CHANNEL
 from helpers import RecordingPort, right_choice
 from pg_server import on_both_backends
 
-from bot.app import add_daily, build_quiz
+from bot.app import build_core
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.commands import Context, dispatch, parse_text
@@ -49,11 +49,10 @@ class Stack:
 async def boot(db_target: str, clock: FakeClock, bank: Bank, seed: int = 1) -> Stack:
     db = await Store.open(db_target)
     port = RecordingPort()
-    quiz = build_quiz(db, bank, clock, random.Random(seed))
+    core = build_core(db, bank, clock, random.Random(seed), daily=True)
+    quiz, daily, sched = core.quiz, core.daily, core.scheduler
+    assert daily is not None
     quiz.add_port(port)
-    daily = add_daily(quiz)
-    sched = Scheduler(clock, quiz, daily)
-    quiz.on_change(sched.wake)
     sched.start()
     await sched.caught_up()
     return Stack(db, quiz, daily, sched, port)
@@ -242,10 +241,11 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
     await (await scheduled_at_nine(db_target, clock, bank)).close()
 
     db = await Store.open(db_target)
-    quiz = build_quiz(db, bank, clock, random.Random(3))
+    core = build_core(db, bank, clock, random.Random(3), daily=True)
     hanging = HangingPort()
-    quiz.add_port(hanging)
-    daily = add_daily(quiz)
+    core.quiz.add_port(hanging)
+    daily = core.daily
+    assert daily is not None
     await clock.advance(to=datetime(2026, 1, 5, 9, 0, tzinfo=UTC))
     crashing = asyncio.create_task(daily.process_due())
     for _ in range(100):

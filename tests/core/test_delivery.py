@@ -3,6 +3,7 @@ passing failure changes nothing and is retried; a question nobody saw is never r
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 
@@ -10,6 +11,8 @@ import pytest
 from conftest import CHANNEL
 from helpers import RecordingPort
 
+from bot.app import build_core
+from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.commands import Command, Context, dispatch
 from bot.model import UserRef
@@ -17,7 +20,7 @@ from bot.ports import PortNotReady, Refused, Unavailable
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
-from bot.views import NoticeView
+from bot.views import NoticeView, QuestionView
 
 ASKER = UserRef("test", "T1", "U1", "Ada")
 
@@ -137,3 +140,59 @@ async def test_a_late_click_on_a_stray_copy_turns_that_copy_into_the_reveal_once
     assert [ref for ref, _ in port.reveals] == [own, "copy-1"]
     assert port.reveals[1][1] == port.reveals[0][1]  # the same reveal in both
     assert port.posted and len(port.posted) == 1  # never a new message
+
+
+async def test_a_reveal_that_keeps_failing_is_tried_six_times_then_given_up(
+    scheduled: tuple[Quiz, Scheduler], db: Store, port: RecordingPort, clock: FakeClock
+) -> None:
+    """Refused or not, a reveal is tried again (30 s, doubling) at the scheduler's planned
+    wake; after the sixth try it is given up and the round counts as revealed."""
+    quiz, sched = scheduled
+    port.failures["post_reveal"] = [Refused("missing access") for _ in range(10)]
+    view = await quiz.start_round(CHANNEL, window=timedelta(minutes=1))
+    assert view is not None
+    await clock.advance(60)  # the deadline: the first try
+    await sched.caught_up()
+    for wait in (30, 60, 120, 240):  # tries two to five
+        await clock.advance(wait - 1)
+        await sched.caught_up()
+        tried = 10 - len(port.failures["post_reveal"])
+        await clock.advance(1)
+        await sched.caught_up()
+        assert 10 - len(port.failures["post_reveal"]) == tried + 1  # on time, not before
+    assert await rounds(db) == [(1, 1, 1, "deadline", 0)]
+    await clock.advance(480)  # the sixth try, the last
+    await sched.caught_up()
+    assert len(port.failures["post_reveal"]) == 4 and port.reveals == []
+    assert await rounds(db) == [(1, 1, 1, "deadline", 1)]  # given up: never tried again
+    assert await quiz.next_due() is None
+    await clock.advance(3600)
+    await sched.caught_up()
+    assert len(port.failures["post_reveal"]) == 4
+
+
+async def test_a_failed_live_count_or_standings_post_is_only_logged(
+    db: Store, bank: Bank, port: RecordingPort, clock: FakeClock
+) -> None:
+    """Neither is tried again on its own: the next click edits the count anyway, and the run
+    ends as usual without its standings."""
+    core = build_core(db, bank, clock, random.Random(7), live_counts=timedelta(seconds=5))
+    quiz, tally = core.quiz, core.tally
+    assert tally is not None
+    quiz.add_port(port)
+    port.failures["update_question"] = [Unavailable("rate limited")]
+    port.failures["post_notice"] = [Refused("missing access")]
+    started = await quiz.start_run(CHANNEL, 1, timedelta(minutes=1))
+    assert isinstance(started, QuestionView)
+    await quiz.answer(started.round_id, UserRef("test", "T1", "U1"), 0)
+    await tally.drain()
+    assert port.updates == [] and await quiz.next_due() == clock.now() + timedelta(minutes=1)
+    await clock.advance(5)
+    await quiz.answer(started.round_id, UserRef("test", "T1", "U2"), 0)
+    await tally.drain()
+    assert [view.answer_count for _, view in port.updates] == [2]
+    await clock.advance(60)
+    await quiz.process_due()
+    assert len(port.reveals) == 1 and port.notices == []  # revealed; the standings failed
+    assert await quiz.runs.current(CHANNEL) is None and await quiz.next_due() is None
+    await tally.stop()

@@ -3,13 +3,17 @@ the channel the person last answered in, and only an admin gets the team's daily
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
 from conftest import CHANNEL
+from helpers import RecordingPort
 from pg_server import on_both_backends
 
-from bot.app import add_daily
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
+from bot.storage import Store
 
 pytestmark = on_both_backends
 
@@ -36,8 +40,17 @@ async def test_home_follows_the_channel_last_played_in(quiz: Quiz) -> None:
     assert (await quiz.home(ADA, is_admin=False)).lang == "en"
 
 
-async def test_only_an_admin_sees_the_daily_schedules_with_their_next_time(quiz: Quiz) -> None:
-    daily = add_daily(quiz)
+@pytest.fixture
+def scheduling(db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz]) -> Quiz:
+    """A quiz with daily schedules, as `zeroquiz serve` builds it."""
+    return make_quiz(db, port, daily=True)
+
+
+async def test_only_an_admin_sees_the_daily_schedules_with_their_next_time(
+    scheduling: Quiz,
+) -> None:
+    quiz, daily = scheduling, scheduling.daily
+    assert daily is not None
     await daily.command(OTHER, ("09:00", "Asia/Jakarta", "every", "day"), "en")
     assert (await quiz.home(ADA, is_admin=False)).schedules is None
     admin = await quiz.home(ADA, is_admin=True)
@@ -49,11 +62,12 @@ async def test_only_an_admin_sees_the_daily_schedules_with_their_next_time(quiz:
 
 
 async def test_the_home_schedule_lines_name_their_topics_in_the_persons_language(
-    quiz: Quiz,
+    scheduling: Quiz,
 ) -> None:
     """As `/zeroquiz daily` shows them: "Questions on: …", last on the line; none for a
     schedule of any topic."""
-    daily = add_daily(quiz)
+    quiz, daily = scheduling, scheduling.daily
+    assert daily is not None
     await daily.command(OTHER, ("09:00", "UTC", "mon-fri", "offload", "zeropp"), "en")
     await daily.command(CHANNEL, ("10:00", "UTC", "every", "day"), "en")
     cases: tuple[tuple[Lang, str], ...] = (

@@ -76,3 +76,191 @@ def test_nothing_below_quiz_knows_it() -> None:
         if module_name(path) in ("bot.quiz", "bot.commands", "bot.app"):
             continue
         assert "bot.quiz" not in imports(path), path
+
+
+def core_services() -> set[str]:
+    """The classes bot/app.py builds: the core's services (it is their one composition root)."""
+    defined = {
+        node.name
+        for path in (ROOT / "bot").rglob("*.py")
+        if "storage" not in path.parts
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef)
+    }
+    built = {
+        node.func.id
+        for node in ast.walk(ast.parse((ROOT / "bot" / "app.py").read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    return (defined & built) - {"Core"}  # Core is the record app.py returns, no service
+
+
+def _names(annotation: ast.expr | None) -> set[str]:
+    if annotation is None:
+        return set()
+    return {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)} | {
+        n.value
+        for n in ast.walk(annotation)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+
+
+def reach_throughs(source: str, services: set[str]) -> list[str]:
+    """Where code uses an attribute of an attribute of another service: `self.x.a.b` with `x`
+    a service it was given, `x.a.b` with `x` a service-typed parameter, or a collaborator taken
+    from another service in a constructor (`self.s = x.store`). Each service gets what it uses
+    from bot/app.py instead."""
+    tree = ast.parse(source)
+    found: list[str] = []
+    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]:
+        params = {
+            a.arg for a in [*fn.args.args, *fn.args.kwonlyargs] if _names(a.annotation) & services
+        }
+        held: set[str] = set()  # self.<attr> that holds a service
+        cls = next(
+            (c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and fn in c.body), None
+        )
+        if cls is not None:
+            held = _held_services(cls, services)
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)):
+                continue
+            base = node.value.value
+            if (isinstance(base, ast.Name) and base.id in params) or (
+                isinstance(base, ast.Attribute)
+                and isinstance(base.value, ast.Name)
+                and base.value.id == "self"
+                and base.attr in held
+            ):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        if fn.name == "__init__":
+            for node in ast.walk(fn):
+                if (
+                    isinstance(node, ast.Assign | ast.AnnAssign)
+                    and isinstance(node.value, ast.Attribute)
+                    and isinstance(node.value.value, ast.Name)
+                    and node.value.value.id in params
+                ):
+                    found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return sorted(set(found))
+
+
+def _held_services(cls: ast.ClassDef, services: set[str]) -> set[str]:
+    """The attributes of `self` that hold a service: a dataclass's service-typed fields, and
+    those its constructor sets from a service-typed parameter."""
+    fields = {
+        node.target.id
+        for node in cls.body
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and _names(node.annotation) & services
+    }
+    init = next(
+        (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None
+    )
+    if init is None:
+        return fields
+    typed = {
+        a.arg for a in [*init.args.args, *init.args.kwonlyargs] if _names(a.annotation) & services
+    }
+    held = set(fields)
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            from_param = isinstance(node.value, ast.Name) and node.value.id in typed
+            annotated = isinstance(node, ast.AnnAssign) and _names(node.annotation) & services
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                    and (from_param or annotated)
+                ):
+                    held.add(target.attr)
+    return held
+
+
+def test_no_service_reaches_through_another() -> None:
+    services = core_services()
+    assert {"Delivery", "Rounds", "Runs", "Reveals", "Quiz"} <= services  # the rule has teeth
+    problems = [
+        f"{path.relative_to(ROOT)} {found}"
+        for path in sorted((ROOT / "bot").rglob("*.py"))
+        for found in reach_throughs(path.read_text(), services)
+    ]
+    assert problems == []
+
+
+def test_the_reach_through_check_flags_what_it_should() -> None:
+    sample = """
+class Runs:
+    def __init__(self, rounds: Rounds, store: Store) -> None:
+        self.rounds = rounds
+        self.store = store
+        self.bank = rounds.bank
+
+    async def go(self) -> None:
+        await self.rounds.store.rounds.get(1)
+        self.rounds.notify_changed()
+        await self.store.rounds.get(1)
+
+
+def command(quiz: Quiz, store: Store) -> None:
+    quiz.reviews.start()
+    quiz.answer()
+    store.rounds.get(1)
+
+
+@dataclass
+class Reveals:
+    rounds: Rounds
+
+    def now(self) -> None:
+        self.rounds.clock.now()
+"""
+    assert reach_throughs(sample, {"Rounds", "Quiz"}) == [
+        "line 15: quiz.reviews.start",
+        "line 25: self.rounds.clock.now",
+        "line 6: self.bank = rounds.bank",
+        "line 9: self.rounds.store.rounds",
+    ]
+
+
+def test_storage_classes_are_named_apart_from_the_core() -> None:
+    """`store.rounds` is a RoundTable, never a second `Rounds` beside the core's."""
+
+    def classes(paths: list[Path]) -> set[str]:
+        return {
+            node.name
+            for path in paths
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ClassDef)
+        }
+
+    everything = sorted((ROOT / "bot").rglob("*.py"))
+    storage = [p for p in everything if "storage" in p.relative_to(ROOT).parts]
+    core = [p for p in everything if p not in storage]
+    assert classes(storage) & classes(core) == set()
+
+
+def test_only_delivery_calls_a_port() -> None:
+    """Every post, edit, reveal and notice goes through bot/delivery.py (its one error mapping
+    and retry ledger): elsewhere in the core a port method is only ever called on `delivery`."""
+    protocol = next(
+        node
+        for node in ast.walk(ast.parse((ROOT / "bot" / "ports.py").read_text()))
+        if isinstance(node, ast.ClassDef) and node.name == "ChatPort"
+    )
+    methods = {n.name for n in protocol.body if isinstance(n, ast.AsyncFunctionDef)}
+    assert {"post_question", "update_question", "post_reveal", "post_notice"} <= methods
+    calls = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node.func)}"
+        for path in sorted((ROOT / "bot").rglob("*.py"))
+        if path.name != "delivery.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in methods
+        and not ast.unparse(node.func.value).endswith("delivery")
+    ]
+    assert calls == []

@@ -5,22 +5,24 @@ do the same thing at the same moment. Runs on SQLite and on the real PostgreSQL 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import pytest
 from conftest import CHANNEL
 from helpers import RecordingPort, player
 from pg_server import on_both_backends
 
-from bot.app import build_quiz
+from bot.app import Core, build_core
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef
 from bot.quiz import Quiz
 from bot.rounds import CLAIM_LEASE
 from bot.storage import Store
-from bot.tally import LiveTally
+from bot.tally import DEFAULT_INTERVAL
 from bot.views import QuestionView, RevealView
 
 pytestmark = on_both_backends
@@ -52,18 +54,28 @@ class SlowPort(RecordingPort):
 Pair = tuple[tuple[Quiz, SlowPort], tuple[Quiz, SlowPort]]
 
 
-@pytest.fixture
-async def replicas(db_target: str, bank: Bank, clock: FakeClock) -> AsyncIterator[Pair]:
+@contextlib.asynccontextmanager
+async def two_replicas(
+    db_target: str, bank: Bank, clock: FakeClock, live_counts: timedelta | None = None
+) -> AsyncIterator[list[tuple[Core, SlowPort]]]:
     stores = [await Store.open(db_target) for _ in range(2)]
     ports = [SlowPort(), SlowPort()]
-    quizzes = []
+    cores = []
     for n, (store, port) in enumerate(zip(stores, ports, strict=True)):
-        quiz = build_quiz(store, bank, clock, random.Random(n), holder=f"replica-{n}")
-        quiz.add_port(port)
-        quizzes.append(quiz)
-    yield (quizzes[0], ports[0]), (quizzes[1], ports[1])
+        core = build_core(
+            store, bank, clock, random.Random(n), holder=f"replica-{n}", live_counts=live_counts
+        )
+        core.quiz.add_port(port)
+        cores.append(core)
+    yield list(zip(cores, ports, strict=True))
     for store in stores:
         await store.close()
+
+
+@pytest.fixture
+async def replicas(db_target: str, bank: Bank, clock: FakeClock) -> AsyncIterator[Pair]:
+    async with two_replicas(db_target, bank, clock) as [(a, port_a), (b, port_b)]:
+        yield (a.quiz, port_a), (b.quiz, port_b)
 
 
 async def test_a_reveal_under_way_on_one_replica_is_not_made_again_by_the_other(
@@ -125,22 +137,25 @@ async def test_a_crashed_replicas_claim_is_taken_over_after_its_lease(
 
 
 async def test_live_counts_are_edited_once_per_interval_across_replicas(
-    replicas: Pair, clock: FakeClock
+    db_target: str, bank: Bank, clock: FakeClock
 ) -> None:
-    (a, port_a), (b, port_b) = replicas
-    tallies = [LiveTally(q.rounds, clock) for q in (a, b)]
-    view = await a.start_round(CHANNEL)
-    assert view is not None
-    await asyncio.gather(
-        *((a if n % 2 else b).answer(view.round_id, player(n), 0) for n in range(20))
-    )
-    for tally in tallies:
-        await tally.drain()
-    assert len(port_a.updates) + len(port_b.updates) == 1  # not one per replica
-    await clock.advance(5)
-    for tally in tallies:
-        await tally.drain()
-    edits = port_a.updates + port_b.updates
-    assert len(edits) == 2 and edits[-1][1].answer_count == 20  # the last count is shown
-    for tally in tallies:
-        await tally.stop()
+    async with two_replicas(db_target, bank, clock, DEFAULT_INTERVAL) as pair:
+        [(core_a, port_a), (core_b, port_b)] = pair
+        a, b = core_a.quiz, core_b.quiz
+        tallies = [core.tally for core in (core_a, core_b) if core.tally is not None]
+        assert len(tallies) == 2
+        view = await a.start_round(CHANNEL)
+        assert view is not None
+        await asyncio.gather(
+            *((a if n % 2 else b).answer(view.round_id, player(n), 0) for n in range(20))
+        )
+        for tally in tallies:
+            await tally.drain()
+        assert len(port_a.updates) + len(port_b.updates) == 1  # not one per replica
+        await clock.advance(5)
+        for tally in tallies:
+            await tally.drain()
+        edits = port_a.updates + port_b.updates
+        assert len(edits) == 2 and edits[-1][1].answer_count == 20  # the last count is shown
+        for tally in tallies:
+            await tally.stop()

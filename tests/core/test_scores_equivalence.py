@@ -25,7 +25,7 @@ from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import ChannelRef, TeamRef, UserRef
 from bot.quiz import Quiz
-from bot.rounds import POINTS_PER_CORRECT
+from bot.rounds import DEFAULT_WINDOW, POINTS_PER_CORRECT
 from bot.storage import Store
 from bot.views import PERIODS, Feedback, LeaderboardView, LeaderRow, Period, QuestionView
 
@@ -285,7 +285,7 @@ class History:
     async def single_round(self, team: Team, *, straddle: bool = False) -> None:
         view = await self.quiz.start_round(team.channel)
         assert view is not None
-        await self.answer_round(team, view, self.quiz.default_window, straddle=straddle)
+        await self.answer_round(team, view, DEFAULT_WINDOW, straddle=straddle)
         assert await self.quiz.close_round(view.round_id, "admin") is not None
         if self.rng.random() < 0.2:  # after the close nothing counts any more
             p = self.rng.choice(team.roster)

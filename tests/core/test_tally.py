@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from datetime import timedelta
 
 from conftest import CHANNEL
 from helpers import RecordingPort
 
+from bot.app import build_core
+from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.model import UserRef
 from bot.quiz import Quiz
+from bot.storage import Store
 from bot.tally import LiveTally
 
 
+def counted(db: Store, bank: Bank, clock: FakeClock, port: RecordingPort) -> tuple[Quiz, LiveTally]:
+    """A quiz with live counts edited at most every 5 seconds, as `zeroquiz serve` runs it."""
+    core = build_core(db, bank, clock, random.Random(7), live_counts=timedelta(seconds=5))
+    core.quiz.add_port(port)
+    assert core.tally is not None
+    return core.quiz, core.tally
+
+
 async def test_burst_of_clicks_gives_bounded_edits(
-    quiz: Quiz, port: RecordingPort, clock: FakeClock
+    db: Store, bank: Bank, port: RecordingPort, clock: FakeClock
 ) -> None:
-    tally = LiveTally(quiz.rounds, clock, interval=timedelta(seconds=5))
+    quiz, tally = counted(db, bank, clock, port)
     view = await quiz.start_round(CHANNEL)
     assert view is not None
 
@@ -48,9 +60,9 @@ async def test_burst_of_clicks_gives_bounded_edits(
 
 
 async def test_no_edit_after_close_or_on_old_messages(
-    quiz: Quiz, port: RecordingPort, clock: FakeClock
+    db: Store, bank: Bank, port: RecordingPort, clock: FakeClock
 ) -> None:
-    tally = LiveTally(quiz.rounds, clock, interval=timedelta(seconds=5))
+    quiz, tally = counted(db, bank, clock, port)
     port.live_update_max_age = timedelta(hours=1)
     view = await quiz.start_round(CHANNEL, window=timedelta(hours=8))
     assert view is not None

@@ -22,7 +22,7 @@ from fake_discord import (
     user,
 )
 
-from bot.reveals import REVEAL_RETRY
+from bot.delivery import REVEAL_RETRY
 
 
 def post_calls(fake: FakeDiscord) -> int:
@@ -96,7 +96,7 @@ async def test_a_failed_reveal_arrives_when_its_retry_is_due(
     await bots.clock.advance(10 * 60)
     await bot.runtime.scheduler.caught_up()
     assert fake_discord.messages[mid]["components"]  # still the question
-    await bots.clock.advance(REVEAL_RETRY.total_seconds())  # only the planned wake reveals it
+    await bots.clock.advance(REVEAL_RETRY.first.total_seconds())  # only the planned wake reveals it
     await fake_discord.wait_for(lambda: fake_discord.messages[mid]["components"] == [])
     assert len(fake_discord.posted) == 1
 

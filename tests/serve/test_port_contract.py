@@ -1,5 +1,6 @@
 """The port contract, the same cases against every ChatPort: a post returns its reference; a
-refusal raises Refused and a passing failure Unavailable, never the library's own errors.
+refusal raises Refused and a passing failure Unavailable, never the library's own errors, and
+that for every method a port has (posts, live-count edits, reveals, stray copies, notices).
 
 Slack and Discord run their real adapters against the fakes; the console cannot fail at all.
 """
@@ -8,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import fake_discord as fd
 import pytest
-from fake_slack import BOT_TOKEN, CHANNEL, TEAM, FakeSlack, shown
+from fake_slack import BOT_TOKEN, CHANNEL, QUICK_RETRIES, TEAM, FakeSlack, shown
 from helpers import RecordingPort, round_row
 
 from adapters.console.port import ConsolePort
@@ -24,6 +26,11 @@ from bot.ports import ChatPort, DeliveryError, Refused, Unavailable
 from bot.views import NoticeView, QuestionView, RevealView
 
 PORTS = ("console", "recording", "slack", "discord")
+METHODS = ("post_question", "update_question", "post_reveal", "reveal_stray", "post_notice")
+# refused: the platform says no; passing: it says "not now"; raw: its library fails on its own
+# (a connection cut after the library's retries), which the port must map too.
+Failure = Literal["refused", "passing", "raw"]
+FAILURES: tuple[Failure, ...] = ("refused", "passing", "raw")
 
 
 @dataclass
@@ -35,6 +42,8 @@ class Case:
     posted: Callable[[], int]  # how many messages the platform shows
     shows: Callable[[str], str]  # what a message shows now, as text ("" if the port can't tell)
     gone: str  # a reference to a message that doesn't exist (deleted)
+    # The next call of that method meets that failure; False if the platform can't produce it.
+    fail: Callable[[str, Failure], bool] = lambda method, failure: False
 
 
 async def english(_: ChannelRef) -> Lang:
@@ -61,13 +70,20 @@ def recording_case() -> Case:
     def shows(ref: str) -> str:
         return next((v.explanation for r, v in reversed(rec.reveals) if r == ref), "")
 
+    def fail(method: str, failure: Failure) -> bool:
+        if failure == "raw":
+            return False  # no library below it
+        error = Refused("not allowed") if failure == "refused" else Unavailable("offline")
+        rec.failures.setdefault(method, []).append(error)
+        return True
+
     return Case(rec, ChannelRef("test", "T1", "C1"), refuse, unavailable,
-                lambda: len(rec.posted), shows, "msg-gone")  # fmt: skip
+                lambda: len(rec.posted), shows, "msg-gone", fail)  # fmt: skip
 
 
 @pytest.fixture
 def slack_case(fake: FakeSlack) -> Case:
-    port = SlackPort(build_client(BOT_TOKEN, fake.api_url + "/"), english)
+    port = SlackPort(build_client(BOT_TOKEN, fake.api_url + "/", backoff=QUICK_RETRIES), english)
 
     def refuse() -> None:
         fake.errors["chat.postMessage"].append("not_in_channel")
@@ -78,8 +94,16 @@ def slack_case(fake: FakeSlack) -> Case:
     def shows(ts: str) -> str:
         return shown(fake.messages[ts]["blocks"]) if ts in fake.messages else ""
 
+    def fail(method: str, failure: Failure) -> bool:
+        api = "chat.postMessage" if method in ("post_question", "post_notice") else "chat.update"
+        if failure == "raw":
+            fake.drops[api] += 3  # more cut connections than slack_sdk tries again
+        else:
+            fake.errors[api].append("not_in_channel" if failure == "refused" else "internal_error")
+        return True
+
     return Case(port, ChannelRef("slack", TEAM, CHANNEL), refuse, unavailable,
-                lambda: len(fake.posted), shows, "1700000000.999999")  # fmt: skip
+                lambda: len(fake.posted), shows, "1700000000.999999", fail)  # fmt: skip
 
 
 @pytest.fixture
@@ -101,9 +125,16 @@ async def discord_case(bots: fd.BotFactory) -> Case:
             return ""  # gone, or still a question with buttons
         return "\n".join(str(f.get("value")) for f in message["embeds"][0].get("fields", []))
 
+    def fail(method: str, failure: Failure) -> bool:
+        route = "post" if method in ("post_question", "post_notice") else "edit"
+        # 503 is not retried by discord.py, nor a cut connection (it knows only BSD's errno).
+        faults: dict[Failure, int | str] = {"refused": 403, "passing": 503, "raw": "cut"}
+        fake.faults.setdefault(route, []).append(faults[failure])
+        return True
+
     gone = f"{fd.CHANNEL_ID}:{fd.CHANNEL_ID + 999}"
-    return Case(bot.runtime.quiz.ports["discord"], channel, refuse, unavailable,
-                lambda: len(fake.posted), shows, gone)  # fmt: skip
+    return Case(bot.surface.port, channel, refuse, unavailable,
+                lambda: len(fake.posted), shows, gone, fail)  # fmt: skip
 
 
 @pytest.fixture(params=PORTS)
@@ -175,3 +206,35 @@ async def test_a_stray_copy_shows_the_reveal_in_place_and_nothing_is_posted_anew
         assert reveal.explanation.split()[0] in case.shows(ref)
     await case.port.reveal_stray(case.channel, case.gone, reveal)  # deleted meanwhile: fine
     assert case.posted() == 1  # a copy is only ever edited
+
+
+async def call(case: Case, method: str, ref: str, bank: Bank) -> None:
+    """One call of a port method, on the message `ref` where it edits one."""
+    if method == "post_question":
+        await case.port.post_question(case.channel, question_view(bank, case), dedupe_key=None)
+    elif method == "update_question":
+        await case.port.update_question(case.channel, ref, question_view(bank, case))
+    elif method == "post_reveal":
+        await case.port.post_reveal(case.channel, ref, reveal_view(bank, case))
+    elif method == "reveal_stray":
+        await case.port.reveal_stray(case.channel, ref, reveal_view(bank, case))
+    else:
+        await case.port.post_notice(case.channel, NoticeView("en", "hello"))
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+@pytest.mark.parametrize("method", METHODS)
+async def test_every_method_fails_only_with_the_contracts_errors(
+    case: Case, bank: Bank, method: str, failure: Failure
+) -> None:
+    """Refused for a refusal; Unavailable for a passing failure and for whatever the library
+    lets through on its own; and the port goes on working after it."""
+    ref = await case.port.post_question(case.channel, question_view(bank, case))
+    assert ref is not None  # the message the edits are made to
+    if not case.fail(method, failure):
+        pytest.skip(f"{case.port.platform} cannot meet a {failure} failure in {method}")
+    with pytest.raises(DeliveryError) as raised:
+        await call(case, method, ref, bank)
+    assert isinstance(raised.value, Refused if failure == "refused" else Unavailable)
+    assert raised.value.reason  # something to log, or to tell an admin
+    await call(case, method, ref, bank)  # the next call goes through

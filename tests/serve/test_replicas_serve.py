@@ -34,7 +34,7 @@ from serve_process import (
     wait_or_fail,
 )
 
-from bot.app import add_daily, build_quiz
+from bot.app import build_quiz
 from bot.bank import load_bank
 from bot.clock import SystemClock
 from bot.commands import Context, dispatch, parse_text
@@ -61,8 +61,7 @@ async def schedule_daily_due_now(url: str) -> None:
     period, so both find it due. (A schedule set now would only count from now on.)"""
     store = await Store.open(url)
     try:
-        quiz = build_quiz(store, load_bank(), SystemClock(), random.Random(1))
-        add_daily(quiz)
+        quiz = build_quiz(store, load_bank(), SystemClock(), random.Random(1), daily=True)
         now = datetime.now(UTC)
         if now.second > 50:  # don't let the minute turn over before the replicas start
             await asyncio.sleep(61 - now.second)

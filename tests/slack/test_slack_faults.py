@@ -10,7 +10,7 @@ from fake_slack import FakeSlack, SlackHarness, is_reveal, shown, verdict_for
 
 from adapters.slack.replies import MAX_USES
 from bot.clock import FakeClock
-from bot.reveals import REVEAL_RETRY
+from bot.delivery import REVEAL_RETRY
 
 
 def questions(fake: FakeSlack) -> list[str]:
@@ -53,7 +53,7 @@ async def test_a_failed_reveal_arrives_when_its_retry_is_due_with_nothing_else_o
     closed = shown((await slack.ask("close", user="UADMIN"))["blocks"])
     assert "Closed the open question." in closed
     assert not is_reveal(fake.messages[ts]["blocks"])
-    await clock.advance(REVEAL_RETRY.total_seconds() - 1)
+    await clock.advance(REVEAL_RETRY.first.total_seconds() - 1)
     await slack.runtime.scheduler.caught_up()
     assert not is_reveal(fake.messages[ts]["blocks"])  # not before its time
     await clock.advance(1)  # no other round, no command: only the planned wake can reveal it

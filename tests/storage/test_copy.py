@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 from pg_server import PgServer
@@ -97,12 +97,12 @@ async def test_a_runs_starter_and_filter_and_a_schedules_topics_are_copied(
     try:
         cid = await source.teams.channel_id(ChannelRef("slack", "T1", "C1"))
         run_id = await source.rounds.start_run(
-            cid, 5, 60_000, at, started_by="U42", topic="offload", level=3
+            cid, 5, timedelta(minutes=1), at, started_by="U42", topic="offload", level=3
         )
         assert run_id is not None
         await source.daily.upsert_schedule(
             channel_id=cid, at=time(9, 0), tz="Asia/Jakarta", days="0,1,2,3,4",
-            window_ms=3_600_000, grace_ms=0, now=at, topics=("offload", "zeropp"),
+            window=timedelta(hours=1), grace=timedelta(0), now=at, topics=("offload", "zeropp"),
         )  # fmt: skip
         run = await source.rounds.run(run_id)
         schedule = await source.daily.channel_schedule(cid)

@@ -95,7 +95,7 @@ async def test_an_answer_after_the_close_is_refused_by_the_database(
         points=0,
         at=clock.now() + timedelta(minutes=2),  # clicked after the deadline
     )
-    assert (await db.answers.record(request)).status == "closed"
+    assert (await db.answers.record(request, None)).status == "closed"
     await quiz.close_round(view.round_id, "admin")
     late = await quiz.answer(view.round_id, UserRef("test", "T1", "U2"), 0)
     assert late.status == "closed"
