@@ -36,7 +36,7 @@ async def review(
         if choice is None:
             term.say(t(lang, "review_stopped"))
             return 0
-        result = await quiz.reviews.click(term.user, step.buttons[choice].token)
+        result = await quiz.review_click(term.user, step.buttons[choice].token)
         if not isinstance(result, ReviewResult):
             step = result
             break
@@ -44,7 +44,7 @@ async def review(
         following = [b.token for b in result.buttons if b.kind == "next"]
         if not following:
             return 0  # the footer said nothing more is due
-        step = await quiz.reviews.click(term.user, following[0])  # the result's Next button
+        step = await quiz.review_click(term.user, following[0])  # the result's Next button
     if isinstance(step, NoticeView):
         term.say(render.notice(step))
         return 0 if step.ok else 1
