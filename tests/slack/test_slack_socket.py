@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from pathlib import Path
 
 from fake_slack import (
@@ -38,9 +40,20 @@ async def test_command_and_click_over_socket_mode(
         answer = await fake.reply(key)
         assert answer["response_type"] == "ephemeral" and answer["replace_original"] is False
         assert "*Why:*" in shown(answer["blocks"])
+        # The display name is learnt after the ack (users.info in the background): wait for it
+        # to be stored, as a person would see it a moment later.
+        await fake.wait_until(lambda: stored_name(db_path, "U2") == "Alan Turing", "U2's name")
         leaderboard = await slack.ask("leaderboard all", user="U2")
         assert "Alan Turing" in shown(leaderboard["blocks"])
     finally:
         await slack.close()
     assert fake.sockets[-1].closed  # stop() closed the websocket
     assert APP_TOKEN not in str(slack.surface.config)
+
+
+def stored_name(db: Path, user: str) -> str:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        row = conn.execute(
+            "SELECT display_name FROM players WHERE platform_user = ?", (user,)
+        ).fetchone()
+    return str(row[0]) if row else ""
