@@ -170,7 +170,14 @@ class Handler:
                 f"/zeroquiz {command.name}", lambda: self._fail(interaction, lang)
             ):
                 lang = await self.quiz.channel_lang(channel)  # the apology speaks it too
-                await self._command(interaction, command, channel, lang)
+                try:
+                    await self._command(interaction, command, channel, lang)
+                except discord.HTTPException as exc:
+                    if exc.code != ALREADY_ANSWERED:
+                        raise
+                    # The same interaction delivered twice: the first answer stands (a posting
+                    # command stops at its defer, before anything is posted).
+                    log.warning("/zeroquiz %s was answered already", command.name)
         finally:
             self.gate.leave()
 

@@ -224,6 +224,21 @@ async def test_a_command_discord_would_never_send_is_dropped_with_one_line(
     assert_no_tracebacks(caplog)
 
 
+async def test_an_interaction_delivered_twice_is_answered_once_without_a_traceback(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    for sub in ("leaderboard", "question"):
+        payload = quiz.fake.slash_payload(sub)
+        posted = len(quiz.fake.posted)
+        for _ in range(2):  # the same id and token, as a repeated delivery would carry
+            before = len(caplog.records)
+            await quiz.fake.send_event("INTERACTION_CREATE", payload)
+            await quiz.alive()
+        assert len(quiz.fake.posted) == posted + (sub == "question")  # one question, not two
+        assert f"/zeroquiz {sub} was answered already" in logged_since(caplog, before)
+    assert_no_tracebacks(caplog)
+
+
 # -- properties ---------------------------------------------------------------------------------
 async def test_random_component_interactions_never_crash_or_leave_a_traceback(
     quiz: Quiz, caplog: pytest.LogCaptureFixture
