@@ -272,6 +272,21 @@ def _v9(s: Spelling) -> Sequence[str]:
     )
 
 
+# The hash of the command set last registered with a platform (Discord's application commands),
+# per application and scope (global, or one guild id): a process, or any replica, that starts with
+# the same commands registers nothing (bot/storage/syncs.py).
+def _v10(s: Spelling) -> Sequence[str]:
+    return (
+        """CREATE TABLE command_syncs (
+        platform TEXT NOT NULL,
+        application TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        PRIMARY KEY (platform, application, scope)
+    )""",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -289,6 +304,9 @@ STEPS: tuple[Step, ...] = (
     Step(7, "Slack installations and OAuth states", _v7, not_copied=("oauth_states",)),
     Step(8, "personal review cards", _v8),
     Step(9, "who started a run, its filter; a daily schedule's topics", _v9),
+    # What the platform holds, not the quiz's history: a restored backup must not claim commands
+    # it never registered, so a copy or a restore syncs once more.
+    Step(10, "the command set last synced with a platform", _v10, not_copied=("command_syncs",)),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

@@ -22,6 +22,7 @@ from bot.storage.schema import SCHEMA, Schema
 from bot.storage.scores import Scores
 from bot.storage.shards import ShardLeases
 from bot.storage.startup import open_engine
+from bot.storage.syncs import CommandSyncs
 from bot.storage.teams import Teams
 from bot.storage.timed import Observer, TimedEngine
 
@@ -40,6 +41,7 @@ class Store:
         self.daily = DailyStore(engine)
         self.shards = ShardLeases(engine)
         self.installations = Installations(engine)
+        self.command_syncs = CommandSyncs(engine)
 
     @classmethod
     async def open(
