@@ -25,7 +25,7 @@ class Spelling:
 
     dialect: Dialect
     id: str  # an integer key the database numbers itself
-    int: str  # integers of steps 1-4, 6 and 9; later steps write BIGINT, the same in both
+    int: str  # integers of steps 1-4, 6, 9; other steps spell types out alike (new ones: BIGINT)
     keyed_only: str  # after a table stored in its key's order alone
     legacy_names: bool  # step 1 spelled `players.user`, `answers.option`; step 3 renames them
 
