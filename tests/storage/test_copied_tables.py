@@ -5,11 +5,15 @@ backed up and restored without anyone listing it, on both backends; what the ste
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 from pg_server import PgServer, look
 
+from bot.clock import FakeClock
 from bot.model import ChannelRef
+from bot.quiz import Quiz
 from bot.storage import Store
 from bot.storage.backups import restore_backup, take_backup
 from bot.storage.copy import Copied
@@ -48,6 +52,24 @@ async def test_this_releases_copy_carries_every_table_but_what_the_steps_leave_o
     finally:
         await store.close()
     assert "shard_leases" in SCHEMA.not_copied and "oauth_states" in SCHEMA.not_copied
+
+
+async def test_a_copied_round_is_not_claimed_by_a_replica_of_the_old_database(
+    tmp_path: Path, make_quiz: Callable[..., Quiz], clock: FakeClock
+) -> None:
+    source = await Store.open(tmp_path / "source.sqlite3")
+    target = await Store.open(tmp_path / "target.sqlite3")
+    try:
+        view = await make_quiz(source).start_round(ChannelRef("test", "T1", "C1"))
+        assert view is not None
+        lease = timedelta(minutes=5)
+        assert await source.rounds.claim(view.round_id, "old-replica", clock.now(), lease)
+        await source.copy_into(target)
+        assert not await source.rounds.claim(view.round_id, "new-replica", clock.now(), lease)
+        assert await target.rounds.claim(view.round_id, "new-replica", clock.now(), lease)
+    finally:
+        await source.close()
+        await target.close()
 
 
 async def packs_in(target: str) -> list[tuple[object, ...]]:
