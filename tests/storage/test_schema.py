@@ -5,6 +5,7 @@ were written once (version 9) had, dumped from both backends by tests/storage/sc
 tests/data/schema.json is this release's (rewrite it with that script when a step is added, and
 read the diff). Old databases are built from the statements each version shipped with
 (tests/data/shipped-migrations.json), never by the code under test, then opened by the Store.
+When a release ships new steps, add their statements there: from then on they can't change.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pg_server import PgServer
 from schemadump import schema_of
 
 from bot.storage import Store
-from bot.storage.schema import POSTGRES, SCHEMA, SQLITE
+from bot.storage.schema import POSTGRES, SCHEMA, SQLITE, Spelling
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from history import shipped_statements
@@ -29,8 +30,22 @@ from history import shipped_statements
 DATA = Path(__file__).resolve().parents[1] / "data"
 SHIPPED_V9: dict[str, Any] = json.loads((DATA / "schema-v9.json").read_text())
 CURRENT: dict[str, Any] = json.loads((DATA / "schema.json").read_text())
-SHIPPED_VERSIONS = range(1, 10)
+SHIPPED_VERSIONS = range(1, 10)  # releases up to version 9
 BACKENDS = ("sqlite", "postgres")
+
+
+SHIPPED_TEXT: dict[str, dict[str, list[str]]] = json.loads(
+    (DATA / "shipped-migrations.json").read_text()
+)
+
+
+@pytest.mark.parametrize("spelt", [SQLITE, POSTGRES], ids=lambda s: s.dialect)
+def test_a_shipped_step_is_never_edited(spelt: Spelling) -> None:
+    """Append only: each step still writes, for each backend, exactly what it shipped as."""
+    shipped = SHIPPED_TEXT[spelt.dialect]
+    assert [int(v) for v in shipped] == list(SHIPPED_VERSIONS)
+    for step in SCHEMA.steps[: len(shipped)]:
+        assert list(step.statements(spelt)) == shipped[str(step.version)], step
 
 
 async def empty(backend: str, tmp_path: Path, server: PgServer, name: str = "db") -> str:
