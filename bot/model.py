@@ -75,4 +75,19 @@ class TeamRef:
     team: str
 
 
+# Leaderboards: the periods they cover, and one person's line, as the store computes it.
+Period = Literal["all", "week", "month"]
+PERIODS: tuple[Period, ...] = ("week", "month", "all")
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    rank: int
+    user: str
+    name: str
+    points: int
+    correct: int
+    answered: int
+
+
 LETTERS = "ABCDE"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.views import Period
+from bot.model import Period
 
 
 def zone(name: str) -> ZoneInfo:

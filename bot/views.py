@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+# Values the storage layer returns too, kept in bot.model (below storage) and named here as well.
+from bot.model import PERIODS as PERIODS
 from bot.model import Lang
+from bot.model import LeaderRow as LeaderRow
+from bot.model import Period as Period
 
 FeedbackStatus = Literal["correct", "wrong", "already", "closed", "unknown"]
-Period = Literal["all", "week", "month"]
-PERIODS: tuple[Period, ...] = ("week", "month", "all")
 
 
 @dataclass(frozen=True)
@@ -82,16 +84,6 @@ class RevealView:
     summary: str
     fastest: str | None
     streaks: str | None = None  # daily questions: who has been right several days running
-
-
-@dataclass(frozen=True)
-class LeaderRow:
-    rank: int
-    user: str
-    name: str
-    points: int
-    correct: int
-    answered: int
 
 
 @dataclass(frozen=True)

@@ -837,7 +837,9 @@ class RunningBot:
 class BotFactory:
     """Starts ZeroQuiz processes (runtime + Discord surface) against the fake; stops them all."""
 
-    def __init__(self, fake: FakeDiscord, bank: Bank, clock: FakeClock, db_path: Path) -> None:
+    def __init__(
+        self, fake: FakeDiscord, bank: Bank, clock: FakeClock, db_path: str | Path
+    ) -> None:
         self.fake, self.bank, self.clock, self.db_path = fake, bank, clock, db_path
         self.running: list[RunningBot] = []
 

@@ -14,9 +14,10 @@ from adapters.discord import inbound
 from adapters.discord.buttons import AnswerButton, ReviewButton
 from adapters.discord.handlers import Handler
 from adapters.discord.shards import IdentifyPacer, ShardPlan
-from adapters.discord.sync import SyncState, sync_if_changed
+from adapters.discord.sync import sync_if_changed
 from adapters.discord.translator import CatalogueTranslator
 from adapters.discord.tree import build_group
+from bot.storage.syncs import CommandSyncTable
 from bot.topics import topics
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         handler: Handler,
         *,
         guild_id: int | None,
-        sync_state: SyncState | None,
+        syncs: CommandSyncTable,
         shards: ShardPlan,
         pacer: IdentifyPacer,
         before_connect: Callable[[int], Awaitable[None]] | None = None,
@@ -68,7 +69,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         )
         self.handler = handler
         self.guild_id = guild_id
-        self.sync_state = sync_state
+        self.syncs = syncs
         self.pacer = pacer
         self.before_connect = before_connect
         self.tree = app_commands.CommandTree(self)
@@ -97,7 +98,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         )
         assert self.application_id is not None
         self.synced = await sync_if_changed(
-            self.tree, self.application_id, self.guild_id, self.sync_state
+            self.tree, self.application_id, self.guild_id, self.syncs
         )
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:

@@ -19,7 +19,6 @@ from adapters.discord.handlers import Handler
 from adapters.discord.lease import LeaseKeeper
 from adapters.discord.port import DiscordPort
 from adapters.discord.shards import IdentifyPacer
-from adapters.discord.sync import SyncState, state_path_for
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
@@ -44,12 +43,11 @@ class DiscordSurface:
         self.runtime = runtime
         self.ready_timeout = ready_timeout
         self.gate = InFlight("Discord")
-        state_path = state_path_for(str(runtime.store.path))
         self.lease = LeaseKeeper(runtime.store.shards, runtime.clock, config.shards)
         self.client = ZeroQuizClient(
             Handler(runtime.quiz, self.gate, metrics=runtime.metrics),
             guild_id=config.guild_id,
-            sync_state=SyncState(state_path) if state_path else None,
+            syncs=runtime.store.command_syncs,
             shards=config.shards,
             pacer=IdentifyPacer(runtime.clock),
             before_connect=self.lease.claim,

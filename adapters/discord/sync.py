@@ -1,8 +1,8 @@
 """Sync app commands only when they changed: Discord rate-limits command registration.
 
-The hash of the exact payload `tree.sync()` would send is kept in a small JSON file next to the
-database, keyed by application and scope (global or one guild), so a restart with the same
-command set makes no registration call at all.
+The hash of the exact payload `tree.sync()` would send is kept in the database
+(`store.command_syncs`), keyed by application and scope (global or one guild), so a restart with
+the same command set, or another replica on the same database, makes no registration call.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from pathlib import Path
 
 import discord
 from discord import app_commands
+
+from bot.storage.syncs import CommandSyncTable
 
 log = logging.getLogger(__name__)
 
@@ -30,53 +31,23 @@ async def command_hash(tree: app_commands.CommandTree, guild: discord.abc.Snowfl
     return hashlib.sha256(raw).hexdigest()
 
 
-class SyncState:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def _load(self) -> dict[str, str]:
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-    def get(self, key: str) -> str | None:
-        return self._load().get(key)
-
-    def put(self, key: str, value: str) -> None:
-        data = self._load()
-        data[key] = value
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True))
-        tmp.replace(self.path)
-
-
-def state_path_for(db_path: str) -> Path | None:
-    """`quiz.sqlite3` -> `quiz.sqlite3.discord-commands.json`; None for in-memory databases and
-    for a database server (then the commands are synced again at each start)."""
-    if not db_path or db_path == ":memory:" or "://" in db_path:
-        return None
-    return Path(db_path).with_name(Path(db_path).name + ".discord-commands.json")
-
-
 async def sync_if_changed(
     tree: app_commands.CommandTree,
     application_id: int,
     guild_id: int | None,
-    state: SyncState | None,
+    syncs: CommandSyncTable,
 ) -> bool:
-    """Sync globally, or to one guild; True if a registration call was made."""
+    """Sync globally, or to one guild; True if a registration call was made. The hash is
+    recorded only once Discord took the commands: a failed sync is tried again next start."""
     guild = discord.Object(id=guild_id) if guild_id is not None else None
     if guild is not None:
         tree.copy_global_to(guild=guild)
     digest = await command_hash(tree, guild)
-    key = f"{application_id}:{guild_id if guild_id is not None else 'global'}"
-    if state is not None and state.get(key) == digest:
+    key = ("discord", str(application_id), "global" if guild_id is None else str(guild_id))
+    if await syncs.last_digest(*key) == digest:
         log.info("Discord commands unchanged; not syncing")
         return False
     await tree.sync(guild=guild)
-    if state is not None:
-        state.put(key, digest)
+    await syncs.record(*key, digest)
     log.info("Discord commands synced %s", f"to guild {guild_id}" if guild else "globally")
     return True

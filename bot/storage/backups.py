@@ -19,6 +19,7 @@ from bot.storage.backup import TargetInUse, _temp_beside, backup_sqlite, replace
 from bot.storage.engine import Engine
 from bot.storage.errors import DatabaseUnusable
 from bot.storage.migrations import check_ours
+from bot.storage.schema import SCHEMA, Schema
 from bot.storage.sqlite import inspecting
 from bot.storage.startup import backend_of, open_engine
 
@@ -26,38 +27,38 @@ __all__ = ["TargetInUse", "restore_backup", "take_backup"]
 
 
 @contextlib.asynccontextmanager
-async def _engine(where: str | Path) -> AsyncIterator[Engine]:
-    engine = await open_engine(where)
+async def _engine(where: str | Path, schema: Schema) -> AsyncIterator[Engine]:
+    engine = await open_engine(where, schema=schema)
     try:
         yield engine
     finally:
         await engine.close()
 
 
-async def _existing_sqlite(path: str) -> None:
+async def _existing_sqlite(path: str, schema: Schema) -> None:
     """DatabaseUnusable unless `path` is an existing ZeroQuiz SQLite file (looked at only)."""
     if not Path(path).is_file() or not Path(path).stat().st_size:
         raise DatabaseUnusable(path, "does not exist or is empty: give the path of a ZeroQuiz file")
     async with inspecting(path) as conn:
-        await check_ours(conn, path)
+        await check_ours(conn, path, schema)
 
 
-async def take_backup(source: str, dest: Path) -> dict[str, int]:
+async def take_backup(source: str, dest: Path, *, schema: Schema = SCHEMA) -> dict[str, int]:
     """Write a backup of `source` (a SQLite path or postgresql:// URL) to `dest`; its counts."""
     dialect, target = backend_of(source)
     if dialect == "sqlite":
-        await _existing_sqlite(target)
+        await _existing_sqlite(target, schema)
         await backup_sqlite(target, dest)
     else:
         work = _private_copy_dir()
         try:
             rows = work / "rows.sqlite3"
-            async with _engine(target) as src, _engine(rows) as dst:
-                await copy.copy_database(src, dst)
+            async with _engine(target, schema) as src, _engine(rows, schema) as dst:
+                await copy.copy_database(src, dst, schema=schema)
             await backup_sqlite(str(rows), dest)  # one file in DELETE mode, renamed into place
         finally:
             _remove(work)
-    return await _counts_of(dest)
+    return await _counts_of(dest, schema)
 
 
 def _remove(work: Path) -> None:
@@ -70,61 +71,60 @@ def _private_copy_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="zeroquiz-"))
 
 
-async def _counts_of(backup: Path) -> dict[str, int]:
+async def _counts_of(backup: Path, schema: Schema) -> dict[str, int]:
     """Counts of a backup file, read from a private migrated copy (the file stays as it is)."""
     work = _private_copy_dir()
     try:
         private = work / "backup.sqlite3"
         await backup_sqlite(str(backup), private)
-        async with _engine(private) as engine:
-            return await copy.counts(engine)
+        async with _engine(private, schema) as engine:
+            return await copy.counts(engine, schema)
     finally:
         for item in work.iterdir():
             item.unlink()
         work.rmdir()
 
 
-async def _has_rows(target: str) -> bool:
+async def _has_rows(target: str, schema: Schema) -> bool:
     """Whether the SQLite file at `target` holds any ZeroQuiz rows (refused if not ours)."""
     path = Path(target)
     if not path.exists() or not path.stat().st_size:
         return False
     async with inspecting(target) as conn:
-        await check_ours(conn, target)
-        names = {
-            str(r[0]) for r in await conn.fetch("SELECT name FROM sqlite_master WHERE type='table'")
-        }
-        for table, _ in copy.TABLES:
-            if table in names and await conn.fetchval(f"SELECT 1 FROM {table} LIMIT 1"):
+        await check_ours(conn, target, schema)
+        for table in await copy.copied_tables(conn, schema):
+            if await conn.fetchval(f"SELECT 1 FROM {table.name} LIMIT 1"):
                 return True
     return False
 
 
-async def restore_backup(backup: Path, target: str, *, replace: bool) -> dict[str, int]:
+async def restore_backup(
+    backup: Path, target: str, *, replace: bool, schema: Schema = SCHEMA
+) -> dict[str, int]:
     """Put the backup's data into `target`; copy.CopyRefused if it holds data and not `replace`,
     TargetInUse if a SQLite target is open in another process. The restored counts."""
-    await _existing_sqlite(str(backup))
+    await _existing_sqlite(str(backup), schema)
     dialect, where = backend_of(target)
     if dialect == "postgres":
         work = _private_copy_dir()
         try:
             private = work / "backup.sqlite3"
             await backup_sqlite(str(backup), private)
-            async with _engine(private) as src, _engine(where) as dst:
-                await copy.copy_database(src, dst, replace=replace)
-                return await copy.counts(dst)
+            async with _engine(private, schema) as src, _engine(where, schema) as dst:
+                await copy.copy_database(src, dst, replace=replace, schema=schema)
+                return await copy.counts(dst, schema)
         finally:
             _remove(work)
     file = Path(where)
-    if not replace and await _has_rows(where):
+    if not replace and await _has_rows(where, schema):
         raise copy.CopyRefused(
             f"{where} already holds ZeroQuiz data: restore into a new file, or add --replace"
         )
     tmp = _temp_beside(file)
     try:
         await backup_sqlite(str(backup), tmp)
-        async with _engine(tmp) as engine:  # migrates an older backup, checks it is ours
-            counts = await copy.counts(engine)
+        async with _engine(tmp, schema) as engine:  # migrates an older backup, checks it's ours
+            counts = await copy.counts(engine, schema)
         replace_sqlite(tmp, file)
     finally:
         for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-wal", "-shm"))):

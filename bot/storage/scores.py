@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.model import TeamRef, UserRef
+from bot.model import LeaderRow, Period, TeamRef, UserRef
 from bot.periods import period_start, to_ms
 from bot.storage import totals
 from bot.storage.engine import Engine
-from bot.views import LeaderRow, Period
 
 
 class ScoreTable:

@@ -19,8 +19,9 @@ from pathlib import Path
 from bot.storage.backup import pre_migration_backup
 from bot.storage.engine import Dialect, Engine
 from bot.storage.errors import DatabaseUnreachable, DatabaseUnusable
-from bot.storage.migrations import SCHEMA_VERSION, check_ours, migrate, schema_version
+from bot.storage.migrations import check_ours, migrate, schema_version
 from bot.storage.place import check_place
+from bot.storage.schema import SCHEMA, Schema
 from bot.storage.sqlite import BUSY_TIMEOUT_MS, SqliteEngine, inspecting
 from bot.storage.urls import display_url
 
@@ -59,32 +60,34 @@ def backend_of(target: str | Path) -> tuple[Dialect, str]:
     return "sqlite", text
 
 
-async def open_engine(path: str | Path, *, create_parent: bool = False) -> Engine:
-    """The engine on a checked, migrated, writable database; DatabaseUnusable names what's
-    wrong (a file's path, or a URL with its password left out)."""
+async def open_engine(
+    path: str | Path, *, create_parent: bool = False, schema: Schema = SCHEMA
+) -> Engine:
+    """The engine on a checked, migrated (to `schema`), writable database; DatabaseUnusable
+    names what's wrong (a file's path, or a URL with its password left out)."""
     dialect, target = backend_of(path)
     if dialect == "postgres":
-        return await open_postgres(target)
+        return await open_postgres(target, schema)
     if target == ":memory:":
         engine = await SqliteEngine.open(target)
-        await _prepare(engine)
+        await _prepare(engine, schema)
         return engine
     file = Path(target)
     check_place(file, create_parent=create_parent)
     with _sqlite_faults(target):
         if file.exists() and file.stat().st_size:
             async with inspecting(target) as conn:
-                await check_ours(conn, target)
+                await check_ours(conn, target, schema)
                 version = await schema_version(conn)
-            if 0 < version < SCHEMA_VERSION:
+            if 0 < version < schema.version:
                 # An upgrade rewrites tables in place: keep the file as it was, beside it.
-                await asyncio.to_thread(pre_migration_backup, file, SCHEMA_VERSION)
+                await asyncio.to_thread(pre_migration_backup, file, schema.version)
         engine = await SqliteEngine.open(target)
-        await _prepare(engine)
+        await _prepare(engine, schema)
     return engine
 
 
-async def open_postgres(url: str) -> Engine:
+async def open_postgres(url: str, schema: Schema = SCHEMA) -> Engine:
     # asyncpg is imported only for a PostgreSQL URL: a SQLite bot never loads it (memory).
     from bot.storage.pgfaults import pg_problem, pg_transient
     from bot.storage.postgres import PgEngine
@@ -100,8 +103,8 @@ async def open_postgres(url: str) -> Engine:
         raise kind(shown, problem) from None
     try:
         async with engine.raw() as conn:
-            await check_ours(conn, shown)
-        await _prepare(engine)
+            await check_ours(conn, shown, schema)
+        await _prepare(engine, schema)
     except DatabaseUnusable:
         raise
     except BaseException as exc:
@@ -112,9 +115,9 @@ async def open_postgres(url: str) -> Engine:
     return engine
 
 
-async def _prepare(engine: Engine) -> None:
+async def _prepare(engine: Engine, schema: Schema) -> None:
     try:
-        await migrate(engine)
+        await migrate(engine, schema)
         await engine.check_writable()
     except BaseException:
         await engine.close(checkpoint=False)

@@ -18,16 +18,19 @@ from bot.storage.daily import DailyTable
 from bot.storage.engine import Engine
 from bot.storage.installations import InstallationTable
 from bot.storage.rounds import RoundTable
+from bot.storage.schema import SCHEMA, Schema
 from bot.storage.scores import ScoreTable
 from bot.storage.shards import ShardTable
 from bot.storage.startup import open_engine
+from bot.storage.syncs import CommandSyncTable
 from bot.storage.teams import TeamTable
 from bot.storage.timed import Observer, TimedEngine
 
 
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, schema: Schema = SCHEMA) -> None:
         self._timed = engine = TimedEngine(engine)
+        self._schema = schema
         self._engine: Engine = engine
         self.path = engine.path
         self.teams = TeamTable(engine)
@@ -38,14 +41,19 @@ class Store:
         self.daily = DailyTable(engine)
         self.shards = ShardTable(engine)
         self.installations = InstallationTable(engine)
+        self.command_syncs = CommandSyncTable(engine)
 
     @classmethod
-    async def open(cls, path: str | Path, *, create_parent: bool = False) -> Store:
+    async def open(
+        cls, path: str | Path, *, create_parent: bool = False, schema: Schema = SCHEMA
+    ) -> Store:
         """Check, open (creating the file if needed) and migrate. DatabaseUnusable (a
         StorageError) names the path and what is wrong with it; DatabaseTooNewError, one kind
         of it, for a file a newer ZeroQuiz wrote. `create_parent` only for ZeroQuiz's own
-        default location: an operator's directory must exist."""
-        return cls(await open_engine(path, create_parent=create_parent))
+        default location: an operator's directory must exist. `schema` is this release's but
+        in tests of the migrations themselves."""
+        engine = await open_engine(path, create_parent=create_parent, schema=schema)
+        return cls(engine, schema)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
@@ -54,11 +62,11 @@ class Store:
 
     async def counts(self) -> dict[str, int]:
         """Rows per table (what a copy is verified by)."""
-        return await copy.counts(self._engine)
+        return await copy.counts(self._engine, self._schema)
 
     async def copy_into(self, other: Store) -> list[copy.Copied]:
         """Copy every row into `other`, which must be empty (copy.CopyRefused otherwise)."""
-        return await copy.copy_database(self._engine, other._engine)
+        return await copy.copy_database(self._engine, other._engine, schema=self._schema)
 
     async def connection_settings(self) -> list[dict[str, object]]:
         """Journal mode, foreign keys, busy timeout... of each connection, writer first."""

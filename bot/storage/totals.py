@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.model import LeaderRow, Period
 from bot.periods import from_ms, period_start, period_starts, to_ms
 from bot.storage.engine import Conn, Record
-from bot.views import LeaderRow, Period
 
 BUCKETED: tuple[Period, ...] = ("week", "month")
 

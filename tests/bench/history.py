@@ -1,7 +1,7 @@
 """A large quiz history in a NEW file at schema version 2 (before the storage rewrite).
 
-Written directly with the sqlite3 module: the tables come from executing the statements of
-`bot.storage.migrations.V1` and `V2` (so `players.user`, `answers.option`), then
+Written directly with the sqlite3 module: the tables come from executing the statements steps 1
+and 2 shipped with (tests/data/shipped-migrations.json; so `players.user`, `answers.option`), then
 `PRAGMA user_version = 2`, as a release before migration 3 left its files. Rounds are spread over
 about six months (weeks and months differ); each team has singles, runs of a few rounds and
 daily rounds (with their schedule and `daily_posts`). Players differ in how often they play and
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import random
 import sqlite3
 import sys
@@ -28,7 +29,15 @@ from zoneinfo import ZoneInfo
 # This checkout's `bot`, ahead of any installed copy (the venv may hold an older one).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bot.storage.migrations import V1, V2
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "shipped-migrations.json"
+
+
+def shipped_statements(dialect: str, upto: int) -> list[str]:
+    """The statements of steps 1..`upto` as released for `dialect`: what made the databases in
+    the field (frozen; bot/storage/schema.py writes them now)."""
+    steps: dict[str, list[str]] = json.loads(SHIPPED.read_text())[dialect]
+    return [sql for n in range(1, upto + 1) for sql in steps[str(n)]]
+
 
 DEFAULT_TEAMS: tuple[tuple[str, str, str], ...] = (("slack", "TBENCH", "Asia/Jakarta"),)
 START = datetime(2025, 6, 2, tzinfo=UTC)  # a Monday
@@ -169,8 +178,9 @@ def make_v2_history(
         conn.execute("PRAGMA journal_mode = MEMORY")
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA cache_size = -262144")
-        indexes = [s for s in (*V1, *V2) if s.lstrip().upper().startswith("CREATE INDEX")]
-        for statement in (*V1, *V2):
+        statements = shipped_statements("sqlite", 2)
+        indexes = [s for s in statements if s.lstrip().upper().startswith("CREATE INDEX")]
+        for statement in statements:
             if statement not in indexes:
                 conn.execute(statement)
         conn.execute("BEGIN")

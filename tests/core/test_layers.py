@@ -264,3 +264,22 @@ def test_only_delivery_calls_a_port() -> None:
         and not ast.unparse(node.func.value).endswith("delivery")
     ]
     assert calls == []
+
+
+# Pairs that the layers alone would allow: what a package must not import all the same.
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    # Storage returns the core's values (bot.model, bot.storage.records), never the views the
+    # adapters are handed: a change to what people see can't reach the database code.
+    "bot.storage": ("bot.views",),
+}
+
+
+def test_storage_does_not_import_the_views() -> None:
+    problems: list[str] = []
+    for package, banned in FORBIDDEN.items():
+        folder = ROOT.joinpath(*package.split("."))
+        for path in sorted(folder.rglob("*.py")):
+            for name in sorted(imports(path)):
+                if any(name == b or name.startswith(b + ".") for b in banned):
+                    problems.append(f"{module_name(path)} imports {name}")
+    assert problems == []

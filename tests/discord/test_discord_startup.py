@@ -13,6 +13,7 @@ from pathlib import Path
 import discord
 import pytest
 from fake_discord import (
+    APP_ID,
     BOT_PERMS,
     EPHEMERAL,
     GUILD_ID,
@@ -31,7 +32,7 @@ VIEW_AND_SEND = BOT_PERMS & ~(1 << 14)  # everything but Embed Links
 
 
 async def test_commands_sync_once_and_again_only_when_the_scope_changes(
-    bots: BotFactory, fake_discord: FakeDiscord
+    bots: BotFactory, fake_discord: FakeDiscord, db_path: Path
 ) -> None:
     first = await bots.start()
     assert first.surface.client.synced is True
@@ -56,6 +57,32 @@ async def test_commands_sync_once_and_again_only_when_the_scope_changes(
     guild = await bots.start(fake_discord.env | {"DISCORD_GUILD_ID": str(GUILD_ID)})
     assert guild.surface.client.synced is True
     assert [scope for scope, _ in fake_discord.command_puts] == ["global", str(GUILD_ID)]
+    assert [p.name for p in db_path.parent.iterdir() if "discord" in p.name] == []  # no file
+
+
+async def test_replicas_on_postgresql_share_the_sync_and_new_commands_sync_again(
+    fake_discord: FakeDiscord, bank: Bank, clock: FakeClock, pg_url: str
+) -> None:
+    """Each replica is a process of its own on the one database: only the first registers."""
+    fake_discord.now = clock.now
+    replicas = BotFactory(fake_discord, bank, clock, pg_url)
+    try:
+        first = await replicas.start()
+        assert first.surface.client.synced is True
+        await replicas.stop(first)
+        second = await replicas.start()
+        assert second.surface.client.synced is False
+        assert len(fake_discord.command_puts) == 1
+        # What an older release registered: its commands' hash, not this release's.
+        await second.runtime.store.command_syncs.record("discord", str(APP_ID), "global", "old")
+        await replicas.stop(second)
+        third = await replicas.start()
+        assert third.surface.client.synced is True
+        assert len(fake_discord.command_puts) == 2
+        reply = await fake_discord.reply_to(await fake_discord.slash("help"))
+        assert reply["embeds"][0]["title"].startswith("ZeroQuiz")
+    finally:
+        await replicas.close()
 
 
 async def test_a_rejected_token_is_reported_without_printing_it(
