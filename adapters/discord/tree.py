@@ -2,7 +2,7 @@
 
 The subcommands come from the core's registry (bot/commands.py), in its order; each only turns
 its typed options into the words the core's dispatch understands, so adding one is a registry
-entry plus, where it takes options, one small binder here.
+entry plus, only where it takes options, one small binder here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.translator import text
-from bot.commands import REGISTRY, Command
+from bot.commands import REGISTRY, Command, Spec
 from bot.runs import MAX_RUN
 from bot.topics import LEVELS
 
@@ -140,7 +140,7 @@ def _leaderboard(group: app_commands.Group, run: Runner, names: Topics) -> None:
 
 
 def _plain(name: str) -> Binder:
-    """A subcommand without options (stats, close, help)."""
+    """A subcommand without options (any registry command without `usage`)."""
 
     def bind(group: app_commands.Group, run: Runner, names: Topics) -> None:
         @group.command(name=name, description=text(f"discord_cmd_{name}"))
@@ -180,29 +180,28 @@ def _daily(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("daily", words))
 
 
-# How each registry command takes its words on Discord: typed options where it has any.
+# How each registry command that takes words gets them on Discord: typed options. A command
+# without words (no `usage` in the registry: stop, stats, close, help) needs no entry here.
 BINDERS: dict[str, Binder] = {
     "question": _question,
     "start": _start,
-    "stop": _plain("stop"),
     "leaderboard": _leaderboard,
-    "stats": _plain("stats"),
     "review": _review,
-    "close": _plain("close"),
     "lang": _lang,
     "daily": _daily,
-    "help": _plain("help"),
 }
 
 
-def build_group(run: Runner, names: Topics = tuple) -> app_commands.Group:
-    """The group from the core's registry, in its order; a command without a binder here is an
-    error at start-up, not a command Discord silently lacks."""
+def build_group(
+    run: Runner, names: Topics = tuple, specs: Sequence[Spec] = REGISTRY
+) -> app_commands.Group:
+    """The group from the core's registry, in its order; a command that takes words but has no
+    binder here is an error at start-up, not a command Discord silently lacks."""
     group = app_commands.Group(
         name="zeroquiz", description=text("discord_cmd_group"), guild_only=True
     )
-    for spec in REGISTRY:
-        binder = BINDERS.get(spec.name)
+    for spec in specs:
+        binder = BINDERS.get(spec.name) or (None if spec.usage else _plain(spec.name))
         if binder is None:
             raise LookupError(f"/zeroquiz {spec.name} has no Discord options declared")
         binder(group, run, names)

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from conftest import CHANNEL
+from discord import app_commands
 
-from adapters.discord.tree import build_group
-from bot.commands import BY_NAME, REGISTRY, Command, Context, dispatch, help_view, parse_text
+from adapters.discord.tree import BINDERS, build_group
+from bot.commands import (
+    BY_NAME,
+    REGISTRY,
+    Command,
+    Context,
+    dispatch,
+    help_view,
+    parse_text,
+)
 from bot.i18n import en, id
 from bot.model import Lang, UserRef
 from bot.quiz import Quiz
@@ -21,6 +31,21 @@ def test_the_discord_tree_has_exactly_the_registry_commands() -> None:
 
     group = build_group(run)
     assert [c.name for c in group.commands] == [spec.name for spec in REGISTRY]
+
+
+def test_a_command_without_words_needs_nothing_on_discord_and_one_with_words_a_binder() -> None:
+    async def run(interaction: object, command: Command) -> None:  # never called here
+        raise AssertionError
+
+    plain = {spec.name for spec in REGISTRY if not spec.usage}
+    assert plain and not plain & set(BINDERS)  # bound from the registry alone
+    for command in build_group(run).commands:
+        assert isinstance(command, app_commands.Command)
+        assert (command.parameters == []) == (command.name in plain), command.name
+    # Give one of them words: it now needs its Discord options, and start-up says which.
+    worded = [replace(s, usage="[x]") if s.name == "stats" else s for s in REGISTRY]
+    with pytest.raises(LookupError, match="/zeroquiz stats has no Discord options declared"):
+        build_group(run, specs=worded)
 
 
 @pytest.mark.parametrize("catalogue", [en.MESSAGES, id.MESSAGES], ids=["en", "id"])
