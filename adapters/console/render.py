@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from datetime import datetime, tzinfo
 
+from bot.commands import Reply
 from bot.i18n import t
 from bot.model import Lang
 from bot.views import (
@@ -80,3 +81,15 @@ def next_due(lang: Lang, when: datetime | None, zone: tzinfo | None = None) -> s
         return ""
     local = when.astimezone(zone)
     return " " + t(lang, "review_next_due", when=local.strftime("%Y-%m-%d %H:%M %Z"))
+
+
+def reply(view: Reply) -> str:
+    """Any `/zeroquiz` command's private answer, as the terminal shows it (a `/word` typed at a
+    prompt): whatever the registry gains, the terminal can show."""
+    if isinstance(view, LeaderboardView):
+        return leaderboard(view, view.title)
+    if isinstance(view, StatsView):
+        return "\n".join(["", view.title, *(f"  {label}: {value}" for label, value in view.lines)])
+    if isinstance(view, ReviewView):
+        return review_card(view)
+    return "\n".join([*filter(None, [view.title]), notice(view), *view.lines])

@@ -13,8 +13,9 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TextIO, TypeVar
 
+from adapters.console import render
 from adapters.console.port import PLATFORM
-from bot.commands import Command, Context, Reply, dispatch
+from bot.commands import Command, Context, Reply, dispatch, parse_text
 from bot.i18n import t
 from bot.model import LETTERS, ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
@@ -79,6 +80,13 @@ class Terminal:
         """`/zeroquiz <name> <args>`, as a chat surface would send it."""
         return await dispatch(self.quiz, Command(name, args), self.ctx)
 
+    async def typed(self, line: str) -> Reply:
+        """A `/zeroquiz` command typed at a prompt (`/zeroquiz` itself may be left out)."""
+        words = line.strip()[1:].split()
+        if words[:1] == ["zeroquiz"]:
+            words = words[1:]
+        return await dispatch(self.quiz, parse_text(" ".join(words)), self.ctx)
+
     async def ask(self, kind: type[R], name: str, *args: str) -> R:
         """A command whose reply is always of one kind (`stats`, `leaderboard all`)."""
         reply = await self.command(name, *args)
@@ -93,7 +101,8 @@ class Terminal:
         self, lang: Lang, options: int, prompt: str, *, quit_word: str | None = None
     ) -> int | None:
         """The position of the letter typed (0 for A), asked again until it is one of the
-        options; None at the end of input or on `quit_word`."""
+        options; None at the end of input or on `quit_word`. A line that starts with `/` is a
+        `/zeroquiz` command, answered as chat answers it, and the letter is asked again."""
         letters = LETTERS[:options]
         while True:
             self.say(t(lang, prompt, letters="/".join(letters)), end="")
@@ -106,6 +115,9 @@ class Terminal:
                 self.say(line.strip())
             if quit_word is not None and text == quit_word.upper():
                 return None
+            if text.startswith("/"):  # `/stats`, `/zeroquiz leaderboard all`: as in chat
+                self.say(render.reply(await self.typed(line)))
+                continue
             if len(text) == 1 and text in letters:
                 return letters.index(text)
             self.say(t(lang, "term_hint", letters=", ".join(letters)))

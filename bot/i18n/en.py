@@ -164,7 +164,7 @@ MESSAGES: dict[str, str] = {
     # terminal
     "term_question": "Question {n}/{total}",
     "term_prompt": "Your answer ({letters}): ",
-    "term_hint": "Type one of the letters {letters}.",
+    "term_hint": "Type one of the letters {letters}, or a command such as /help.",
     "term_final": "Final score: {correct} of {answered} right, {points} points.",
     "term_leaderboard": "Local leaderboard (all time)",
     "term_bye": "Bye! Run `zeroquiz play` again for more questions.",

@@ -169,7 +169,7 @@ MESSAGES: dict[str, str] = {
     # terminal
     "term_question": "Soal {n}/{total}",
     "term_prompt": "Jawabanmu ({letters}): ",
-    "term_hint": "Ketik salah satu huruf {letters}.",
+    "term_hint": "Ketik salah satu huruf {letters}, atau perintah seperti /help.",
     "term_final": "Skor akhir: {correct} dari {answered} benar, {points} poin.",
     "term_leaderboard": "Papan skor lokal (sepanjang waktu)",
     "term_bye": "Sampai jumpa! Jalankan `zeroquiz play` lagi untuk soal berikutnya.",

@@ -66,6 +66,18 @@ def test_invalid_letters_reprompt_and_eof_ends_cleanly(tmp_path: Path) -> None:
     assert "ana" in result.stdout
 
 
+def test_a_zeroquiz_command_typed_at_the_prompt_is_answered_as_in_chat(tmp_path: Path) -> None:
+    typed = "/stats\n/zeroquiz leaderboard all\n/nope\na\n"
+    result = play(["--count", "1", "--player", "ana"], typed, tmp_path, tmp_path / "q.db")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Your ZeroQuiz stats\n  Answered: 0\n" in out  # asked before the answer
+    assert "ZeroQuiz leaderboard · all time\n  No scores yet for all time." in out
+    assert "/zeroquiz help: this list" in out  # an unknown command gets the help, as in chat
+    assert out.count("Your answer (") == 4  # asked again after each command
+    assert out.count("Why: ") == 1 and "1. ana · " in out  # then the game went on
+
+
 def test_indonesian_and_scores_accumulate_across_sessions(tmp_path: Path) -> None:
     db = tmp_path / "q.db"
     first = play(["--lang", "id", "--count", "2", "--player", "budi"], "a\na\n", tmp_path, db)
