@@ -1,4 +1,4 @@
-"""The core's layers, each depending only on those below it (see the README's architecture).
+"""The core's layers, each depending only on those below it (see docs/architecture.md).
 
 Walks every import statement of every module in bot/, those under TYPE_CHECKING included (a
 hidden cycle is still a cycle), and fails when a module imports one of a higher layer, or one of
