@@ -14,6 +14,8 @@ from collections.abc import Mapping
 
 from pythonjsonlogger.json import JsonFormatter
 
+from bot.storage.urls import redact_urls
+
 SECRET_VARIABLES = (
     "SLACK_BOT_TOKEN",
     "SLACK_APP_TOKEN",
@@ -21,7 +23,6 @@ SECRET_VARIABLES = (
     "DISCORD_TOKEN",
 )
 SLACK_TOKEN = re.compile(r"\bx(?:ox[abposr]|app)-[A-Za-z0-9-]+")
-URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@\s]+(@)")
 REDACTED = "[redacted]"
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 FORMATS = ("text", "json")
@@ -38,7 +39,7 @@ class Redactor:
         for secret in self.secrets:
             line = line.replace(secret, REDACTED)
         line = SLACK_TOKEN.sub(REDACTED, line)
-        return URL_PASSWORD.sub(rf"\g<1>{REDACTED}\g<2>", line)
+        return redact_urls(line, REDACTED)
 
 
 class TextFormatter(logging.Formatter):

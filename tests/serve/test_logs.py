@@ -25,6 +25,7 @@ def test_no_secret_reaches_a_log_line(fmt: str, monkeypatch: pytest.MonkeyPatch)
         log = logging.getLogger("zeroquiz.test")
         log.info("token %s and xoxb-1-2-abc", DISCORD)
         log.info("db postgresql://zq:hunter2pass@db:5432/zq")
+        log.info("db postgresql://db/zq?password=query-pass-1 and postgresql://:no-user-pass@db/zq")
         try:
             raise RuntimeError("signed with s3cr3t-signing-value")
         except RuntimeError:
@@ -33,12 +34,13 @@ def test_no_secret_reaches_a_log_line(fmt: str, monkeypatch: pytest.MonkeyPatch)
         root.handlers[:], level = saved
         root.setLevel(level)
     text = out.getvalue()
-    for secret in (DISCORD, "xoxb-1-2-abc", "hunter2pass", "s3cr3t-signing-value"):
+    for secret in (DISCORD, "xoxb-1-2-abc", "hunter2pass", "s3cr3t-signing-value", "query-pass-1",
+                   "no-user-pass"):  # fmt: skip
         assert secret not in text
     assert REDACTED in text and "postgresql://zq:" in text
     if fmt == "json":
         records = [json.loads(line) for line in text.splitlines()]
         assert records[0]["message"] == f"token {REDACTED} and {REDACTED}"
-        assert "exc_info" in records[2]
+        assert "exc_info" in records[3]
     else:
         assert text.splitlines()[0].endswith(f"zeroquiz.test: token {REDACTED} and {REDACTED}")

@@ -1,7 +1,7 @@
 """`ZEROQUIZ_DB=postgresql://…` against the real server the suite starts: a database ZeroQuiz can't
-use stops `zeroquiz play` with exit code 2 and one line naming the URL (its password left out)
-and the problem; the password never appears in anything it prints. A good URL plays, and
-another scheme is refused rather than taken for a file name."""
+use stops `zeroquiz play` with exit code 78 (75 when the server does not answer) and one line
+naming the URL (its password left out) and the problem; the password never appears in anything
+it prints. A good URL plays, and another scheme is refused rather than taken for a file name."""
 
 from __future__ import annotations
 
@@ -59,6 +59,26 @@ async def test_a_wrong_password_is_refused_without_printing_either_password(
     url = pg_url.replace(pg_server.password, wrong)
     line = refused(play(url), wrong, "refused the user name or password")
     assert pg_server.password not in line
+
+
+@pytest.mark.parametrize("form", ["query", "sslpassword", "empty user"])
+async def test_a_password_in_any_url_form_never_reaches_the_line(
+    pg_server: PgServer, pg_url: str, form: str
+) -> None:
+    wrong = "not-the-real-one-4712"
+    authority = f"zqapp:{pg_server.password}@"
+    url = {
+        "query": pg_url.replace(authority, "zqapp@") + f"?password={wrong}",
+        "sslpassword": pg_url.replace(pg_server.password, wrong) + f"?sslpassword={wrong}",
+        "empty user": pg_url.replace(authority, f":{wrong}@"),
+    }[form]
+    result = play(url)
+    out = result.stdout + result.stderr
+    assert wrong not in out and pg_server.password not in out, out
+    assert "Traceback" not in result.stderr, result.stderr
+    [line] = result.stderr.splitlines()
+    assert result.returncode == EX_CONFIG and line.startswith("zeroquiz: database postgresql://")
+    assert "***" in line, line
 
 
 def test_a_server_nobody_runs_and_a_missing_database_are_named(pg_server: PgServer) -> None:
