@@ -42,10 +42,25 @@ class Redactor:
         return redact_urls(line, REDACTED)
 
 
+# Characters that would end or rewrite a text line: a newline in an outsider's value (an OAuth
+# `code`, a display name) must not forge a second log line.
+CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def escape_controls(text: str) -> str:
+    return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 class TextFormatter(logging.Formatter):
+    """One line a record: the message's control characters escaped (`\\n`); a traceback, which
+    only our code writes, keeps its lines."""
+
     def __init__(self, redact: Redactor) -> None:
         super().__init__(TEXT_FORMAT)
         self.redact = redact
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # logging.Formatter's name
+        return escape_controls(super().formatMessage(record))
 
     def format(self, record: logging.LogRecord) -> str:
         return self.redact(super().format(record))

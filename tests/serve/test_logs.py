@@ -44,3 +44,28 @@ def test_no_secret_reaches_a_log_line(fmt: str, monkeypatch: pytest.MonkeyPatch)
         assert "exc_info" in records[3]
     else:
         assert text.splitlines()[0].endswith(f"zeroquiz.test: token {REDACTED} and {REDACTED}")
+
+
+def test_a_newline_in_a_value_cannot_forge_a_text_log_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stderr", out)
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    forged = "abc\n2026-12-01 12:00:00,000 ERROR adapters.slack: admin granted\r\u2028"
+    try:
+        setup_logging("INFO", ENV)
+        logging.getLogger("zeroquiz.test").warning("OAuth code %s refused", forged)
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            logging.getLogger("zeroquiz.test").exception("failed")
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith("OAuth code abc\\n2026-12-01 12:00:00,000 ERROR adapters.slack: "
+                             "admin granted\\r\\u2028 refused")  # fmt: skip
+    assert (
+        lines[1].endswith("zeroquiz.test: failed")
+        and lines[2] == "Traceback (most recent call last):"
+    )
