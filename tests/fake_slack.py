@@ -62,6 +62,8 @@ class FakeSlack:
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)  # ts -> as shown now
     posted: dict[str, dict[str, Any]] = field(default_factory=dict)  # ts -> as first posted
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Enterprise Grid: one user id in several workspaces, admin in some (team -> admins there).
+    admins_in: dict[str, set[str]] = field(default_factory=dict)
     errors: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     rate_limits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     drops: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # cut connections
@@ -193,6 +195,9 @@ class FakeSlack:
             return {"ok": True, "url": self.base.replace("http", "ws", 1) + "/link"}
         if method == "users.info":
             user = self.users.get(str(args.get("user")))
+            team = self.calls[-1].team
+            if user and team in self.admins_in:
+                user = user | {"team_id": team, "is_admin": user["id"] in self.admins_in[team]}
             return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
         if method == "views.publish":
             return self._publish(args)

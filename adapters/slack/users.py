@@ -4,7 +4,8 @@ Names come from users.info and are cached in memory (leaderboards show names, ne
 so nobody is pinged). A click never waits for users.info: it is recorded with the name known
 now (or the handle), and the name is fetched afterwards by a few background workers, so a burst
 of new people costs a bounded number of concurrent lookups. Admin rights are looked up fresh for
-every admin action, so a demoted admin loses them at once.
+every admin action, so a demoted admin loses them at once. Everything is keyed by (workspace,
+user): in an Enterprise Grid one user id is a member of several workspaces, admin in some only.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ QUIET = 8  # names are looked up while fewer clicks than this are being answered
 NAME_BURST = 200
 NAME_RATE = 20.0
 
+Who = tuple[str, str]  # (workspace, user id)
 NameSink = Callable[[list[tuple[str, str, str]]], Awaitable[None]]  # (team, user id, name)
 
 
@@ -51,9 +53,9 @@ class SlackUsers:
         self.admins = admins
         self.ttl = ttl
         self._now = now
-        self._names: OrderedDict[str, tuple[str, float]] = OrderedDict()  # least recent first
-        self._lookups: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
-        self._wanted: set[str] = set()
+        self._names: OrderedDict[Who, tuple[str, float]] = OrderedDict()  # least recent first
+        self._lookups: dict[Who, asyncio.Task[dict[str, Any] | None]] = {}
+        self._wanted: set[Who] = set()
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._workers: list[asyncio.Task[None]] = []
         self._sink: NameSink | None = None
@@ -69,7 +71,7 @@ class SlackUsers:
 
     def known_name(self, user_id: str, *, team: str = "") -> str | None:
         """The cached name, without waiting; an expired one is refreshed in the background."""
-        cached = self._names.get(user_id)
+        cached = self._names.get((team, user_id))
         if cached is None:
             return None
         if self._now() - cached[1] >= self.ttl:
@@ -77,15 +79,16 @@ class SlackUsers:
         return cached[0]
 
     def forget(self) -> None:
-        """Drop every cached name (the app was removed from a workspace; the cache is keyed by
-        user alone, and refilling it costs only lookups)."""
+        """Drop every cached name (the app was removed from a workspace; refilling the cache
+        costs only lookups)."""
         self._names.clear()
 
     def learn_name(self, team: str, user_id: str) -> None:
         """Fetch the person's name in the background and store it (see store_names)."""
-        if self._sink is None or user_id in self._wanted or len(self._wanted) >= NAME_BACKLOG:
+        who = (team, user_id)
+        if self._sink is None or who in self._wanted or len(self._wanted) >= NAME_BACKLOG:
             return
-        self._wanted.add(user_id)
+        self._wanted.add(who)
         self._queue.put_nowait((team, user_id))
         while len(self._workers) < NAME_WORKERS:
             self._workers.append(asyncio.create_task(self._work(), name="zeroquiz-slack-names"))
@@ -101,7 +104,7 @@ class SlackUsers:
                     await self._quiet()
                 await self._paced()
                 info = await self._info(user_id, team)
-                self._wanted.discard(user_id)
+                self._wanted.discard((team, user_id))
                 if info is not None:
                     found.append((team, user_id, _name(info)))
             try:
@@ -131,7 +134,7 @@ class SlackUsers:
         Only a person's first click waits for users.info: an expired name is still used while a
         fresh one is fetched in the background, so the click path stays fast.
         """
-        cached = self._names.get(user_id)
+        cached = self._names.get((team, user_id))
         if cached is not None:
             if self._now() - cached[1] >= self.ttl:
                 self._lookup(user_id, team)
@@ -152,12 +155,13 @@ class SlackUsers:
         return await asyncio.shield(self._lookup(user_id, team))
 
     def _lookup(self, user_id: str, team: str) -> asyncio.Task[dict[str, Any] | None]:
-        """One users.info call per user at a time, however many clicks arrive together."""
-        task = self._lookups.get(user_id)
+        """One users.info call per person at a time, however many clicks arrive together."""
+        who = (team, user_id)
+        task = self._lookups.get(who)
         if task is None:
             task = asyncio.create_task(self._fetch(user_id, team))
-            self._lookups[user_id] = task
-            task.add_done_callback(lambda _: self._lookups.pop(user_id, None))
+            self._lookups[who] = task
+            task.add_done_callback(lambda _: self._lookups.pop(who, None))
         return task
 
     async def _fetch(self, user_id: str, team: str) -> dict[str, Any] | None:
@@ -176,8 +180,8 @@ class SlackUsers:
         user = response.get("user")
         if not isinstance(user, dict):
             return None
-        self._names[user_id] = (_name(user), self._now())
-        self._names.move_to_end(user_id)
+        self._names[(team, user_id)] = (_name(user), self._now())
+        self._names.move_to_end((team, user_id))
         while len(self._names) > NAME_CACHE:  # memory stays bounded however many people click
             self._names.popitem(last=False)
         return user

@@ -51,3 +51,24 @@ async def test_admin_rights_are_checked_fresh_for_every_admin_action(fake: FakeS
     fake.add_user("U3", "Owner", owner=True)
     assert not await users.is_admin("U3")
     assert await users.is_admin("U3")
+
+
+async def test_admin_in_one_grid_workspace_is_not_admin_in_another(fake: FakeSlack) -> None:
+    """One user id in two workspaces of an Enterprise Grid, admin only in TB: asked for both at
+    once (as two admin commands would), each workspace's own answer counts."""
+    tokens = {"TA": "xoxb-grid-a", "TB": "xoxb-grid-b"}
+    fake.tokens.update({token: team for team, token in tokens.items()})
+    fake.add_user("UGRID", "Grid Person")
+    fake.admins_in = {"TA": set(), "TB": {"UGRID"}}
+
+    async def token_of(team: str) -> str | None:
+        return tokens.get(team)
+
+    client = build_client(BOT_TOKEN, fake.api_url + "/")
+    users = SlackUsers(client, frozenset(), tokens=token_of)
+    in_b, in_a = await asyncio.gather(
+        users.is_admin("UGRID", team="TB"), users.is_admin("UGRID", team="TA")
+    )
+    assert in_b and not in_a
+    assert not await users.is_admin("UGRID", team="TA")
+    assert await users.is_admin("UGRID", team="TB")
