@@ -126,8 +126,13 @@ async def test_app_uninstalled_over_http_clears_names_and_stops_dailies(
     assert all(name == "" for (team, _), name in names(db_path).items() if team == TEAM)
     assert names(db_path)[(OTHER, "U2")] == "Alan Turing"  # the other workspace keeps its own
     assert rows(db_path, "SELECT COUNT(*) FROM answers")[0][0] == answers_before  # kept
-    logged = [r.getMessage() for r in caplog.records if "app_uninstalled" in r.getMessage()]
-    assert logged == [
+
+    def uninstall_lines() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "app_uninstalled" in r.getMessage()]
+
+    # The handler logs after its last write, which the polls above may see first.
+    await fake.wait_until(lambda: bool(uninstall_lines()), "the uninstall's log line")
+    assert uninstall_lines() == [
         f"slack: app_uninstalled in workspace {TEAM}: 1 stored names cleared, "
         "1 daily schedules stopped"
     ]
