@@ -48,6 +48,10 @@ async def test_a_failed_reveal_arrives_when_its_retry_is_due_with_nothing_else_o
     await slack.ask("question")
     ts, _ = slack.question()
     await fake.reply((await slack.click("A", user="U1"))[1])
+    # The click's live count is an edit too: let it land first, so the faults meet the reveal.
+    await fake.wait_until(
+        lambda: "1 answered so far" in shown(fake.messages[ts]["blocks"]), "the live count"
+    )
     fake.server_errors["chat.update"] = [500, 503, 500]  # more than slack_sdk retries
     fake.rate_limits["chat.update"] = 1
     closed = shown((await slack.ask("close", user="UADMIN"))["blocks"])
