@@ -1,0 +1,127 @@
+"""Every CLI command either does what it says or stops with one line on stderr and its exit code.
+
+Each case is one short real `zeroquiz` child process, run as an operator would from a shell:
+a mistyped path, a file that is no database, a directory where a file belongs. Nothing may be
+created where the command was pointed by mistake, and no traceback may reach the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_console import zeroquiz
+
+from bot.storage import Store
+
+CONFIG = 78
+
+
+def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZEROQUIZ_")}
+    env["ZEROQUIZ_DB"] = str(cwd / "default.sqlite3")
+    return subprocess.run(
+        [*zeroquiz(), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
+    """The exit code, nothing on stdout, and exactly one line on stderr saying `words`."""
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+async def _new_db(path: Path) -> None:
+    store = await Store.open(path)
+    await store.close()
+
+
+@pytest.fixture
+def place(tmp_path: Path) -> Path:
+    """A directory with a ZeroQuiz database, a text file, an empty directory, and an SQLite file
+    of another application."""
+    asyncio.run(_new_db(tmp_path / "quiz.sqlite3"))
+    (tmp_path / "notes.txt").write_text("hello, not a database\n")
+    (tmp_path / "folder").mkdir()
+    other = sqlite3.connect(tmp_path / "other.sqlite3")
+    other.execute("CREATE TABLE invoices (id INTEGER)")
+    other.commit()
+    other.close()
+    return tmp_path
+
+
+def listing(place: Path) -> set[str]:
+    return {str(p.relative_to(place)) for p in place.rglob("*")}
+
+
+SOURCES = [
+    ("typo.sqlite3", "does not exist"),
+    ("notes.txt", "is not a SQLite database"),
+    ("folder", "is a directory"),
+    ("other.sqlite3", "is not a ZeroQuiz database"),
+]
+
+
+@pytest.mark.parametrize(("source", "problem"), SOURCES)
+def test_copy_from_a_source_that_is_no_zeroquiz_database_creates_nothing(
+    place: Path, source: str, problem: str
+) -> None:
+    before = listing(place)
+    result = run(["copy", source, "new.sqlite3"], place)
+    one_line_error(result, CONFIG, source, problem)
+    assert listing(place) == before  # neither the source nor the target was created
+
+
+@pytest.mark.parametrize(("source", "problem"), SOURCES[:3])
+def test_backup_and_restore_of_a_source_that_is_no_database_create_nothing(
+    place: Path, source: str, problem: str
+) -> None:
+    before = listing(place)
+    one_line_error(run(["backup", "--db", source, "b.sqlite3"], place), CONFIG, source, problem)
+    one_line_error(run(["restore", source, "new.sqlite3"], place), CONFIG, source, problem)
+    assert listing(place) == before
+
+
+@pytest.mark.parametrize(
+    ("dest", "problem"),
+    [("missing/b.sqlite3", "directory missing does not exist"), ("folder", "is a directory")],
+)
+def test_a_backup_that_cannot_be_written_is_one_line(place: Path, dest: str, problem: str) -> None:
+    before = listing(place)
+    result = run(["backup", "--db", "quiz.sqlite3", dest], place)
+    one_line_error(result, CONFIG, dest, problem)
+    assert listing(place) == before
+
+
+@pytest.mark.parametrize(
+    ("target", "problem"),
+    [
+        ("folder", "is a directory"),
+        ("missing/quiz.sqlite3", "directory missing does not exist"),
+        ("notes.txt", "is not a SQLite database"),
+    ],
+)
+def test_a_restore_into_a_place_that_cannot_hold_a_database_is_one_line(
+    place: Path, target: str, problem: str
+) -> None:
+    before = listing(place)
+    result = run(["restore", "quiz.sqlite3", target], place)
+    one_line_error(result, CONFIG, target, problem)
+    assert "Event loop is closed" not in result.stderr
+    assert listing(place) == before
+    assert (place / "notes.txt").read_text() == "hello, not a database\n"
