@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from adapters.exitcodes import EX_CONFIG, storage_exit
+from adapters.exitcodes import EX_CONFIG, EX_PIPE, storage_exit
 from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
@@ -210,7 +210,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     return 2
+
+
+def _reader_gone() -> int:
+    """The reader of stdout closed it (`zeroquiz export | head`): stop quietly, as a program
+    SIGPIPE stops would. Stdout goes to /dev/null so the interpreter's last flush can't fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EX_PIPE
 
 
 if __name__ == "__main__":

@@ -125,3 +125,32 @@ def test_a_restore_into_a_place_that_cannot_hold_a_database_is_one_line(
     assert "Event loop is closed" not in result.stderr
     assert listing(place) == before
     assert (place / "notes.txt").read_text() == "hello, not a database\n"
+
+
+@pytest.mark.parametrize(
+    "args", [["export"], ["export", "--format", "yaml"], ["play", "--count", "2"], ["review"]]
+)
+def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """`zeroquiz export | head`: the reader is gone (here before the child's first write, so
+    every write of the child fails); it stops with 141, as `cat` would, and says nothing."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZEROQUIZ_")}
+    env["ZEROQUIZ_DB"] = str(tmp_path / "quiz.sqlite3")
+    try:
+        result = subprocess.run(
+            [*zeroquiz(), *args],
+            input="a\nb\n",
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=60,
+        )
+    finally:
+        os.close(writer)
+    assert result.returncode == 141, result.stderr
+    assert result.stderr == ""
