@@ -11,13 +11,14 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from adapters.exitcodes import EX_CONFIG, EX_PIPE, storage_exit
+from adapters.exitcodes import EX_CONFIG, EX_PIPE, EX_USAGE, storage_exit
 from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location
 from bot.export import bank_to_data, bank_to_yaml
 from bot.model import LANGS
+from bot.runs import MAX_RUN
 from bot.storage import StorageError, Store
 
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
@@ -38,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play in the terminal (no account needed)")
     play.add_argument("--lang", choices=LANGS, default="en")
-    play.add_argument("--count", type=int, default=8, help="questions to play (default 8)")
+    play.add_argument(
+        "--count", type=int, default=8, help=f"questions to play, 1 to {MAX_RUN} (default 8)"
+    )
     play.add_argument("--player", default="you", help="your name on the local leaderboard")
     play.add_argument("--topic", help="only questions with this tag (offload, zeropp, ...)")
     play.add_argument(
@@ -174,6 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_validate(args.paths)
         if args.command == "export":
             return cmd_export(args.paths, args.format)
+        if args.command == "play" and not 1 <= args.count <= MAX_RUN:
+            # The same range as `/zeroquiz start N` in chat; refused before the database opens.
+            print(
+                f"zeroquiz: --count must be from 1 to {MAX_RUN}, not {args.count}", file=sys.stderr
+            )
+            return EX_USAGE
         if args.command in ("play", "review"):
             return asyncio.run(cmd_play(args))
         if args.command == "copy":

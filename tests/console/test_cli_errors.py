@@ -154,3 +154,16 @@ def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(
         os.close(writer)
     assert result.returncode == 141, result.stderr
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize("count", ["0", "21", "-1"])
+def test_a_count_outside_one_to_twenty_is_refused_with_one_line(tmp_path: Path, count: str) -> None:
+    result = run(["play", "--count", count], tmp_path, stdin="a\n")
+    one_line_error(result, 2, "--count", "1 to 20", count)
+    assert not (tmp_path / "default.sqlite3").exists()  # refused before the database opens
+
+
+def test_twenty_questions_is_the_most_and_is_played(tmp_path: Path) -> None:
+    result = run(["play", "--count", "20"], tmp_path, stdin="a\n" * 20)
+    assert result.returncode == 0, result.stderr
+    assert "Question 20/20" in result.stdout and " of 20 right" in result.stdout
