@@ -17,9 +17,11 @@ from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location
 from bot.export import bank_to_data, bank_to_yaml
+from bot.i18n import t
 from bot.model import LANGS
 from bot.runs import MAX_RUN
 from bot.storage import StorageError, Store
+from bot.topics import parse_level
 
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
@@ -183,6 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"zeroquiz: --count must be from 1 to {MAX_RUN}, not {args.count}", file=sys.stderr
             )
             return EX_USAGE
+        if args.command in ("play", "review") and args.level and parse_level(args.level) is None:
+            # `--level` can only be a level: "no topic 7" would send the reader the wrong way.
+            print(t(args.lang, "level_unknown", word=args.level), file=sys.stderr)
+            return 1
         if args.command in ("play", "review"):
             return asyncio.run(cmd_play(args))
         if args.command == "copy":

@@ -167,3 +167,18 @@ def test_twenty_questions_is_the_most_and_is_played(tmp_path: Path) -> None:
     result = run(["play", "--count", "20"], tmp_path, stdin="a\n" * 20)
     assert result.returncode == 0, result.stderr
     assert "Question 20/20" in result.stdout and " of 20 right" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "--level", "7"], "There is no level \u201c7\u201d. Levels: easy, medium, hard"),
+        (["review", "--lang", "id", "--level", "super"], "Tidak ada tingkat \u201csuper\u201d"),
+    ],
+)
+def test_an_unknown_level_is_named_as_a_level_with_the_levels(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    result = run(args, tmp_path, stdin="a\n")
+    one_line_error(result, 1, said)
+    assert "topic" not in result.stderr.lower() and "topik" not in result.stderr.lower()
