@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
 
     validate = sub.add_parser("validate", help="check question files; exit 1 on any problem")
-    validate.add_argument("paths", nargs="*", metavar="PATH")
+    validate.add_argument("paths", nargs="*", metavar="PATH", help="files or folders; - is stdin")
 
     export = sub.add_parser("export", help="print the question bank as JSON or as a question file")
     export.add_argument("paths", nargs="*", metavar="PATH")
@@ -102,8 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_validate(paths: Sequence[str]) -> int:
+    """Every problem of the files (`-`: the file piped on stdin), or a one-line summary."""
     try:
-        bank = load_bank(paths or None)
+        bank = load_bank(paths or None, stdin=sys.stdin.buffer)
     except BankError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)

@@ -182,3 +182,40 @@ def test_an_unknown_level_is_named_as_a_level_with_the_levels(
     result = run(args, tmp_path, stdin="a\n")
     one_line_error(result, 1, said)
     assert "topic" not in result.stderr.lower() and "topik" not in result.stderr.lower()
+
+
+VALID = """\
+questions:
+  - id: piped-01
+    difficulty: 1
+    tags: [stages]
+    source: "ZeRO paper (arXiv 1910.02054)"
+    prompt:
+      en: "Which ZeRO stage shards the parameters too?"
+      id: "Stage ZeRO mana yang juga membagi parameter?"
+    options:
+      - en: "Stage 3"
+        id: "Stage 3"
+        correct: true
+      - en: "Stage 1"
+        id: "Stage 1"
+    explanation:
+      en: "Stage 3 partitions the parameters as well as the gradients and optimizer states."
+      id: "Stage 3 membagi parameter, gradient, dan optimizer state."
+"""
+
+
+def test_validate_dash_reads_the_question_file_from_stdin(tmp_path: Path) -> None:
+    good = run(["validate", "-"], tmp_path, stdin=VALID)
+    assert good.returncode == 0, good.stderr
+    assert good.stdout == "OK: 1 questions in 1 file(s), all valid\n"
+    bad = run(["validate", "-"], tmp_path, stdin=VALID.replace("correct: true", "correct: no"))
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert "<stdin>:12: 'correct' must be true or false" in bad.stderr.splitlines()
+
+
+def test_a_problem_of_the_whole_file_names_no_line_zero(tmp_path: Path) -> None:
+    result = run(["validate", "missing.yaml"], tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    first = result.stderr.splitlines()[0]
+    assert first == "missing.yaml: cannot read file: No such file or directory"
