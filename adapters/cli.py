@@ -67,7 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--port", type=int, help="HTTP port for Slack's HTTP mode ($ZEROQUIZ_HTTP_PORT)"
     )
-    serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
+    serve.add_argument(
+        "--log-level", default="INFO", type=str.upper, choices=["DEBUG", "INFO", "WARNING"],
+        help="DEBUG, INFO (default) or WARNING, in any case",
+    )  # fmt: skip
     serve.add_argument(
         "--questions", nargs="+", metavar="PATH", help="the team's question files or folders, "
         "added to the bundled ones ($ZEROQUIZ_QUESTIONS, joined with ':')",

@@ -21,8 +21,14 @@ from bot.storage import Store
 CONFIG = 78
 
 
+def clean_env() -> dict[str, str]:
+    """This machine's environment without any ZeroQuiz, Slack or Discord setting."""
+    prefixes = ("ZEROQUIZ_", "SLACK_", "DISCORD_")
+    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+
+
 def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ZEROQUIZ_")}
+    env = clean_env()
     env["ZEROQUIZ_DB"] = str(cwd / "default.sqlite3")
     return subprocess.run(
         [*zeroquiz(), *args],
@@ -137,7 +143,7 @@ def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(
     every write of the child fails); it stops with 141, as `cat` would, and says nothing."""
     reader, writer = os.pipe()
     os.close(reader)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ZEROQUIZ_")}
+    env = clean_env()
     env["ZEROQUIZ_DB"] = str(tmp_path / "quiz.sqlite3")
     try:
         result = subprocess.run(
@@ -219,3 +225,12 @@ def test_a_problem_of_the_whole_file_names_no_line_zero(tmp_path: Path) -> None:
     assert result.returncode == 1 and result.stdout == ""
     first = result.stderr.splitlines()[0]
     assert first == "missing.yaml: cannot read file: No such file or directory"
+
+
+@pytest.mark.parametrize("level", ["debug", "Debug"])
+def test_the_log_level_is_taken_in_any_case(tmp_path: Path, level: str) -> None:
+    """Accepted: serve goes on to its next check (no chat adapter set here: 78) and logs at it."""
+    result = run(["serve", "--log-level", level], tmp_path)
+    assert result.returncode == CONFIG, result.stderr
+    assert "invalid choice" not in result.stderr
+    assert " DEBUG " in result.stderr and "no chat adapter is configured" in result.stderr
