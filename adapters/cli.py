@@ -37,7 +37,7 @@ def installed_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
     parser.add_argument("--version", action="version", version=f"zeroquiz {installed_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command")  # none: the help, as `zeroquiz help`
 
     play = sub.add_parser("play", help="play in the terminal (no account needed)")
     play.add_argument("--lang", choices=LANGS, default="en")
@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     invite = sub.add_parser("discord-invite", help="print the URL that adds the bot to a server")
     invite.add_argument("--app-id", help="the application ID ($DISCORD_APPLICATION_ID)")
+
+    helps = sub.add_parser("help", help="print this help, or one command's (zeroquiz help play)")
+    helps.add_argument("about", nargs="?", metavar="COMMAND", help="one command (play, serve, ...)")
     return parser
 
 
@@ -177,7 +180,13 @@ async def cmd_play(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in (None, "help"):  # what a new operator types first: show them the way
+        if getattr(args, "about", None):
+            parser.parse_args([args.about, "--help"])  # prints that command's help, exits 0
+        parser.print_help()
+        return 0
     try:
         if args.command == "validate":
             return cmd_validate(args.paths)

@@ -234,3 +234,18 @@ def test_the_log_level_is_taken_in_any_case(tmp_path: Path, level: str) -> None:
     assert result.returncode == CONFIG, result.stderr
     assert "invalid choice" not in result.stderr
     assert " DEBUG " in result.stderr and "no chat adapter is configured" in result.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["help"]])
+def test_zeroquiz_alone_or_help_prints_the_help(tmp_path: Path, args: list[str]) -> None:
+    result = run(args, tmp_path)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("usage: zeroquiz")
+    for command in ("play", "serve", "validate", "backup", "restore"):
+        assert command in result.stdout
+
+
+def test_help_for_one_command_prints_its_options(tmp_path: Path) -> None:
+    result = run(["help", "play"], tmp_path)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("usage: zeroquiz play") and "--count" in result.stdout
