@@ -163,6 +163,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
                 words=tuple(w for w in (args.topic, args.level) if w),
                 read_line=stdin_reader(sys.stdin),
                 out=sys.stdout,
+                err=sys.stderr,
                 echo=not sys.stdin.isatty(),
             )
         return await play(
@@ -173,6 +174,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
             words=tuple(w for w in (args.topic, args.level) if w),
             read_line=stdin_reader(sys.stdin),
             out=sys.stdout,
+            err=sys.stderr,
             echo=not sys.stdin.isatty(),
         )
     finally:

@@ -249,3 +249,24 @@ def test_help_for_one_command_prints_its_options(tmp_path: Path) -> None:
     result = run(["help", "play"], tmp_path)
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.startswith("usage: zeroquiz play") and "--count" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "--topic", "nosuch"], "There is no topic \u201cnosuch\u201d"),
+        (["review", "--topic", "nosuch"], "There is no topic \u201cnosuch\u201d"),
+        (
+            ["play", "--questions", "q.yaml", "--topic", "stages", "--level", "hard"],
+            "No question matches that topic and level.",
+        ),
+    ],
+)
+def test_a_refused_session_says_why_on_stderr_not_stdout(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    (tmp_path / "q.yaml").write_text(VALID)  # one easy question about stages
+    result = run(args, tmp_path, stdin="a\n")
+    assert result.returncode == 1
+    assert said in result.stderr and said not in result.stdout
+    assert "Question 1" not in result.stdout
