@@ -39,6 +39,9 @@ async def _engine(where: str | Path, schema: Schema) -> AsyncIterator[Engine]:
         await engine.close()
 
 
+_NO_DATA = "holds no ZeroQuiz database: give the database ZeroQuiz has been using"
+
+
 async def check_source(where: str, *, schema: Schema = SCHEMA) -> None:
     """DatabaseUnusable unless `where` already is a ZeroQuiz database. It is only looked at, so a
     mistyped source of `copy`, `backup` or `restore` is refused before anything is created."""
@@ -55,9 +58,6 @@ async def check_source(where: str, *, schema: Schema = SCHEMA) -> None:
         await engine.close()
     if not version:
         raise DatabaseUnusable(display_url(target), _NO_DATA)
-
-
-_NO_DATA = "holds no ZeroQuiz database: give the database ZeroQuiz has been using"
 
 
 async def _existing_sqlite(path: str, schema: Schema) -> None:
