@@ -11,14 +11,17 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from adapters.exitcodes import EX_CONFIG, storage_exit
+from adapters.exitcodes import EX_CONFIG, EX_PIPE, EX_USAGE, storage_exit
 from bot.app import build_quiz
 from bot.bank import BankError, load_bank
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location
 from bot.export import bank_to_data, bank_to_yaml
+from bot.i18n import t
 from bot.model import LANGS
+from bot.runs import MAX_RUN
 from bot.storage import StorageError, Store
+from bot.topics import parse_level
 
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
@@ -34,11 +37,13 @@ def installed_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
     parser.add_argument("--version", action="version", version=f"zeroquiz {installed_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command")  # none: the help, as `zeroquiz help`
 
     play = sub.add_parser("play", help="play in the terminal (no account needed)")
     play.add_argument("--lang", choices=LANGS, default="en")
-    play.add_argument("--count", type=int, default=8, help="questions to play (default 8)")
+    play.add_argument(
+        "--count", type=int, default=8, help=f"questions to play, 1 to {MAX_RUN} (default 8)"
+    )
     play.add_argument("--player", default="you", help="your name on the local leaderboard")
     play.add_argument("--topic", help="only questions with this tag (offload, zeropp, ...)")
     play.add_argument(
@@ -62,7 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--port", type=int, help="HTTP port for Slack's HTTP mode ($ZEROQUIZ_HTTP_PORT)"
     )
-    serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
+    serve.add_argument(
+        "--log-level", default="INFO", type=str.upper, choices=["DEBUG", "INFO", "WARNING"],
+        help="DEBUG, INFO (default) or WARNING, in any case",
+    )  # fmt: skip
     serve.add_argument(
         "--questions", nargs="+", metavar="PATH", help="the team's question files or folders, "
         "added to the bundled ones ($ZEROQUIZ_QUESTIONS, joined with ':')",
@@ -73,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
 
     validate = sub.add_parser("validate", help="check question files; exit 1 on any problem")
-    validate.add_argument("paths", nargs="*", metavar="PATH")
+    validate.add_argument("paths", nargs="*", metavar="PATH", help="files or folders; - is stdin")
 
     export = sub.add_parser("export", help="print the question bank as JSON or as a question file")
     export.add_argument("paths", nargs="*", metavar="PATH")
@@ -93,12 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     invite = sub.add_parser("discord-invite", help="print the URL that adds the bot to a server")
     invite.add_argument("--app-id", help="the application ID ($DISCORD_APPLICATION_ID)")
+
+    helps = sub.add_parser("help", help="print this help, or one command's (zeroquiz help play)")
+    helps.add_argument("about", nargs="?", metavar="COMMAND", help="one command (play, serve, ...)")
     return parser
 
 
 def cmd_validate(paths: Sequence[str]) -> int:
+    """Every problem of the files (`-`: the file piped on stdin), or a one-line summary."""
     try:
-        bank = load_bank(paths or None)
+        bank = load_bank(paths or None, stdin=sys.stdin.buffer)
     except BankError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -151,6 +163,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
                 words=tuple(w for w in (args.topic, args.level) if w),
                 read_line=stdin_reader(sys.stdin),
                 out=sys.stdout,
+                err=sys.stderr,
                 echo=not sys.stdin.isatty(),
             )
         return await play(
@@ -161,6 +174,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
             words=tuple(w for w in (args.topic, args.level) if w),
             read_line=stdin_reader(sys.stdin),
             out=sys.stdout,
+            err=sys.stderr,
             echo=not sys.stdin.isatty(),
         )
     finally:
@@ -168,12 +182,28 @@ async def cmd_play(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in (None, "help"):  # what a new operator types first: show them the way
+        if getattr(args, "about", None):
+            parser.parse_args([args.about, "--help"])  # prints that command's help, exits 0
+        parser.print_help()
+        return 0
     try:
         if args.command == "validate":
             return cmd_validate(args.paths)
         if args.command == "export":
             return cmd_export(args.paths, args.format)
+        if args.command == "play" and not 1 <= args.count <= MAX_RUN:
+            # The same range as `/zeroquiz start N` in chat; refused before the database opens.
+            print(
+                f"zeroquiz: --count must be from 1 to {MAX_RUN}, not {args.count}", file=sys.stderr
+            )
+            return EX_USAGE
+        if args.command in ("play", "review") and args.level and parse_level(args.level) is None:
+            # `--level` can only be a level: "no topic 7" would send the reader the wrong way.
+            print(t(args.lang, "level_unknown", word=args.level), file=sys.stderr)
+            return 1
         if args.command in ("play", "review"):
             return asyncio.run(cmd_play(args))
         if args.command == "copy":
@@ -210,7 +240,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     return 2
+
+
+def _reader_gone() -> int:
+    """The reader of stdout closed it (`zeroquiz export | head`): stop quietly, as a program
+    SIGPIPE stops would. Stdout goes to /dev/null so the interpreter's last flush can't fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EX_PIPE
 
 
 if __name__ == "__main__":

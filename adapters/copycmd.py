@@ -1,8 +1,9 @@
 """`zeroquiz copy FROM TO`: move an existing database to another place or backend.
 
-Typically a SQLite file into PostgreSQL before running several replicas. Both ends are checked
-and migrated first; the destination must be empty; afterwards the row counts of every table are
-compared, and the command says what it copied (never a URL's password).
+Typically a SQLite file into PostgreSQL before running several replicas. The source must already
+be a ZeroQuiz database (only looked at until then: a typo must not copy a new empty file); both
+ends are then checked and migrated; the destination must be empty; afterwards the row counts of
+every table are compared, and the command says what it copied (never a URL's password).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from adapters.exitcodes import storage_exit
 from bot.config import database_path
 from bot.storage import StorageError, Store
+from bot.storage.backups import check_source
 from bot.storage.copy import CopyRefused
 
 
@@ -24,6 +26,11 @@ async def _open(where: str) -> Store | int:
 
 
 async def cmd_copy(source: str, target: str) -> int:
+    try:  # a mistyped source must not become a new empty database, copied as "0 rows"
+        await check_source(str(database_path(source)))
+    except StorageError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return storage_exit(exc)
     src = await _open(source)
     if isinstance(src, int):
         return src

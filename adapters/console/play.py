@@ -29,22 +29,23 @@ async def play(
     out: TextIO,
     echo: bool = False,
     words: tuple[str, ...] = (),
+    err: TextIO | None = None,
 ) -> int:
     """Play `count` questions (of the topic and level `words` name, if any): 0 when played,
     1 when the registry refused the run (it says why: unknown topic, no match, count)."""
     port = ConsolePort()
     quiz.add_port(port)
-    term = Terminal(quiz, player, read_line, out, echo=echo)
+    term = Terminal(quiz, player, read_line, out, echo=echo, err=err)
     await term.command("lang", lang)
     await quiz.end_runs(TERMINAL)  # a previous session cut off mid-run
     if len(quiz.bank) == 0:
-        term.say(t(lang, "term_no_questions"))
+        term.refuse(t(lang, "term_no_questions"))
         return 1
     total = _run_length(quiz.bank, count, words)
     before = await term.ask(StatsView, "stats")
     started = await term.ask(NoticeView, "start", str(total), *words)
     if not port.questions:
-        term.say(render.notice(started))
+        term.refuse(render.notice(started))
         return 1
     n = 0
     while port.questions:

@@ -24,10 +24,11 @@ async def review(
     out: TextIO,
     echo: bool = False,
     words: tuple[str, ...] = (),
+    err: TextIO | None = None,
 ) -> int:
     """Review `player`'s due cards (of the topic and level `words` name, if any): 0, or 1 when
     the registry refused the topic or level."""
-    term = Terminal(quiz, player, read_line, out, echo=echo)
+    term = Terminal(quiz, player, read_line, out, echo=echo, err=err)
     await term.command("lang", lang)
     step: Reply | ReviewResult | None = await term.command("review", *words)
     while isinstance(step, ReviewView):
@@ -46,6 +47,8 @@ async def review(
             return 0  # the footer said nothing more is due
         step = await quiz.review_click(term.user, following[0])  # the result's Next button
     if isinstance(step, NoticeView):
+        if not step.ok:
+            term.refuse(render.notice(step))
+            return 1
         term.say(render.notice(step))
-        return 0 if step.ok else 1
     return 0

@@ -64,16 +64,25 @@ async def _owner() -> bool:
 class Terminal:
     """One player at this terminal: their registry context, and the letters they type.
 
-    `echo` repeats piped answers, so the transcript reads as a session would."""
+    `echo` repeats piped answers, so the transcript reads as a session would; `err` takes what
+    ends the session refused (stderr), so a piped transcript never holds the error."""
 
     def __init__(
-        self, quiz: Quiz, player: str, read_line: ReadLine, out: TextIO, *, echo: bool = False
+        self,
+        quiz: Quiz,
+        player: str,
+        read_line: ReadLine,
+        out: TextIO,
+        *,
+        echo: bool = False,
+        err: TextIO | None = None,
     ) -> None:
         self.quiz = quiz
         self.user = UserRef(PLATFORM, TERMINAL_TEAM.team, player, player)
         self.ctx = Context(TERMINAL, self.user, _owner)
         self._read_line = read_line
         self._out = out
+        self._err = err or out
         self._echo = echo
 
     async def command(self, name: str, *args: str) -> Reply:
@@ -96,6 +105,10 @@ class Terminal:
 
     def say(self, text: str = "", *, end: str = "\n") -> None:
         print(text, end=end, file=self._out, flush=True)
+
+    def refuse(self, text: str) -> None:
+        """Why the session can't go on (an unknown topic, an empty bank): on the error stream."""
+        print(text, file=self._err, flush=True)
 
     async def letter(
         self, lang: Lang, options: int, prompt: str, *, quit_word: str | None = None

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import BinaryIO
 
 import yaml
 
@@ -34,7 +35,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        """`file:line: message`, or `file: message` for the whole file (line 0: no line)."""
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
 
 
 class BankError(Exception):
@@ -97,8 +100,9 @@ def expand_paths(paths: Iterable[str | Path], problems: list[Problem]) -> list[P
     return out
 
 
-def load_bank(paths: Iterable[str | Path] | None = None) -> Bank:
-    """Load every file; raise BankError listing all problems if any file is invalid."""
+def load_bank(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Bank:
+    """Load every file; raise BankError listing all problems if any file is invalid. Given
+    `stdin`, the path `-` is read from it (`zeroquiz validate -`) and named `<stdin>`."""
     problems: list[Problem] = []
     files = bundled_paths() if paths is None else expand_paths(paths, problems)
     questions: list[Question] = []
@@ -107,7 +111,9 @@ def load_bank(paths: Iterable[str | Path] | None = None) -> Bank:
     if not files and not problems:
         raise BankError([Problem("<bank>", 0, "no question files found")])
     for path in files:
-        for found in FileChecker(str(path), problems, seen).check():
+        source = stdin if stdin is not None and str(path) == "-" else None
+        name = "<stdin>" if source is not None else str(path)
+        for found in FileChecker(name, problems, seen, source).check():
             if isinstance(found, Template):
                 templates.append(found)
             else:
@@ -132,8 +138,15 @@ def _quoted(text: str, limit: int = limits.MAX_ID) -> str:
 class FileChecker:
     """Walks one file's node tree; appends problems and yields the questions that are valid."""
 
-    def __init__(self, path: str, problems: list[Problem], seen_ids: dict[str, str]) -> None:
+    def __init__(
+        self,
+        path: str,
+        problems: list[Problem],
+        seen_ids: dict[str, str],
+        source: BinaryIO | None = None,
+    ) -> None:
         self.path = path
+        self.source = source  # already open (stdin): read from it instead of opening `path`
         self.problems = problems
         self.seen_ids = seen_ids  # id -> "file:line" across every file of the bank
 
@@ -146,8 +159,11 @@ class FileChecker:
     def read(self) -> str | None:
         """The file's text, or None after reporting why it cannot be checked."""
         try:
-            with open(self.path, "rb") as fh:
-                data = fh.read(limits.MAX_FILE_BYTES + 1)
+            if self.source is not None:
+                data = self.source.read(limits.MAX_FILE_BYTES + 1)
+            else:
+                with open(self.path, "rb") as fh:
+                    data = fh.read(limits.MAX_FILE_BYTES + 1)
         except OSError as exc:
             self.report_line(0, f"cannot read file: {exc.strerror or exc}")
             return None

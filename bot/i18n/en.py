@@ -37,6 +37,9 @@ MESSAGES: dict[str, str] = {
         "There is no topic \u201c{word}\u201d. Topics: {topics}. "
         "Levels: easy, medium, hard (or 1, 2, 3)."
     ),
+    "level_unknown": (
+        "There is no level \u201c{word}\u201d. Levels: easy, medium, hard (or 1, 2, 3)."
+    ),
     "filter_no_match": "No question matches that topic and level.",
     # leaderboards and stats
     "period_all": "all time",

@@ -39,6 +39,9 @@ MESSAGES: dict[str, str] = {
         "Tidak ada topik \u201c{word}\u201d. Topik: {topics}. "
         "Tingkat: mudah, sedang, sulit (atau 1, 2, 3)."
     ),
+    "level_unknown": (
+        "Tidak ada tingkat \u201c{word}\u201d. Tingkat: mudah, sedang, sulit (atau 1, 2, 3)."
+    ),
     "filter_no_match": "Tidak ada soal dengan topik dan tingkat itu.",
     # leaderboards and stats
     "period_all": "sepanjang waktu",

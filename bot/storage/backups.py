@@ -10,6 +10,8 @@ copies its rows into a PostgreSQL database in one transaction.
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,13 +19,15 @@ from pathlib import Path
 from bot.storage import copy
 from bot.storage.backup import TargetInUse, _temp_beside, backup_sqlite, replace_sqlite
 from bot.storage.engine import Engine
-from bot.storage.errors import DatabaseUnusable
-from bot.storage.migrations import check_ours
+from bot.storage.errors import DatabaseUnusable, one_line
+from bot.storage.migrations import check_ours, schema_version
+from bot.storage.place import SQLITE_HEADER, check_place, header
 from bot.storage.schema import SCHEMA, Schema
 from bot.storage.sqlite import inspecting
-from bot.storage.startup import backend_of, open_engine
+from bot.storage.startup import backend_of, connect_postgres, open_engine, sqlite_faults
+from bot.storage.urls import display_url
 
-__all__ = ["TargetInUse", "restore_backup", "take_backup"]
+__all__ = ["TargetInUse", "check_source", "restore_backup", "take_backup"]
 
 
 @contextlib.asynccontextmanager
@@ -35,19 +39,61 @@ async def _engine(where: str | Path, schema: Schema) -> AsyncIterator[Engine]:
         await engine.close()
 
 
+_NO_DATA = "holds no ZeroQuiz database: give the database ZeroQuiz has been using"
+
+
+async def check_source(where: str, *, schema: Schema = SCHEMA) -> None:
+    """DatabaseUnusable unless `where` already is a ZeroQuiz database. It is only looked at, so a
+    mistyped source of `copy`, `backup` or `restore` is refused before anything is created."""
+    dialect, target = backend_of(where)
+    if dialect == "sqlite":
+        await _existing_sqlite(target, schema)
+        return
+    engine = await connect_postgres(target)
+    try:
+        async with engine.raw() as conn:
+            await check_ours(conn, display_url(target), schema)
+            version = await schema_version(conn)
+    finally:
+        await engine.close()
+    if not version:
+        raise DatabaseUnusable(display_url(target), _NO_DATA)
+
+
 async def _existing_sqlite(path: str, schema: Schema) -> None:
     """DatabaseUnusable unless `path` is an existing ZeroQuiz SQLite file (looked at only)."""
-    if not Path(path).is_file() or not Path(path).stat().st_size:
+    file = Path(path)
+    if file.is_dir():
+        raise DatabaseUnusable(path, "is a directory: give the path of a ZeroQuiz file")
+    if not file.is_file() or not file.stat().st_size:
         raise DatabaseUnusable(path, "does not exist or is empty: give the path of a ZeroQuiz file")
-    async with inspecting(path) as conn:
-        await check_ours(conn, path, schema)
+    if header(file) != SQLITE_HEADER:
+        raise DatabaseUnusable(path, "is not a SQLite database: give the path of a ZeroQuiz file")
+    with sqlite_faults(path):
+        async with inspecting(path) as conn:
+            await check_ours(conn, path, schema)
+            version = await schema_version(conn)
+    if not version:
+        raise DatabaseUnusable(path, _NO_DATA)
+
+
+def _check_dest(dest: Path) -> None:
+    """OSError (one line) for a backup file that can't be written, before the source is read."""
+    folder = dest.parent
+    if dest.is_dir():
+        raise OSError(errno.EISDIR, "it is a directory: give the path of a file to write")
+    if not folder.is_dir():
+        raise OSError(errno.ENOENT, f"directory {one_line(str(folder))} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OSError(errno.EACCES, f"directory {one_line(str(folder))} is not writable")
 
 
 async def take_backup(source: str, dest: Path, *, schema: Schema = SCHEMA) -> dict[str, int]:
     """Write a backup of `source` (a SQLite path or postgresql:// URL) to `dest`; its counts."""
+    _check_dest(dest)
+    await check_source(source, schema=schema)
     dialect, target = backend_of(source)
     if dialect == "sqlite":
-        await _existing_sqlite(target, schema)
         await backup_sqlite(target, dest)
     else:
         work = _private_copy_dir()
@@ -105,6 +151,8 @@ async def restore_backup(
     TargetInUse if a SQLite target is open in another process. The restored counts."""
     await _existing_sqlite(str(backup), schema)
     dialect, where = backend_of(target)
+    if dialect == "sqlite":
+        check_place(Path(where))  # a directory, a missing one: refused before anything is written
     if dialect == "postgres":
         work = _private_copy_dir()
         try:

@@ -53,7 +53,7 @@ def check_place(path: Path, *, create_parent: bool = False) -> None:
             f"is in the read-only directory {one_line(str(folder))}: SQLite writes its -wal "
             "and -shm files beside the database, so the directory must be writable too",
         )
-    if info.st_size and _header(path) != SQLITE_HEADER:
+    if info.st_size and header(path) != SQLITE_HEADER:
         raise DatabaseUnusable(
             shown, "is not a SQLite database: give the path of a ZeroQuiz database or a new file"
         )
@@ -96,7 +96,7 @@ def _not_a_directory(path: Path) -> str:
     return ""
 
 
-def _header(path: Path) -> bytes:
+def header(path: Path) -> bytes:
     try:
         with path.open("rb") as file:
             return file.read(len(SQLITE_HEADER))

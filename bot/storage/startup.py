@@ -74,7 +74,7 @@ async def open_engine(
         return engine
     file = Path(target)
     check_place(file, create_parent=create_parent)
-    with _sqlite_faults(target):
+    with sqlite_faults(target):
         if file.exists() and file.stat().st_size:
             async with inspecting(target) as conn:
                 await check_ours(conn, target, schema)
@@ -87,20 +87,27 @@ async def open_engine(
     return engine
 
 
-async def open_postgres(url: str, schema: Schema = SCHEMA) -> Engine:
+async def connect_postgres(url: str) -> Engine:
+    """A pool on the server, nothing checked or written yet; its faults as DatabaseUnusable."""
     # asyncpg is imported only for a PostgreSQL URL: a SQLite bot never loads it (memory).
     from bot.storage.pgfaults import pg_problem, pg_transient
     from bot.storage.postgres import PgEngine
 
-    shown = display_url(url)
     try:
-        engine = await PgEngine.open(url)
+        return await PgEngine.open(url)
     except BaseException as exc:
         problem = pg_problem(exc)
         if problem is None:
             raise
         kind = DatabaseUnreachable if pg_transient(exc) else DatabaseUnusable
-        raise kind(shown, problem) from None
+        raise kind(display_url(url), problem) from None
+
+
+async def open_postgres(url: str, schema: Schema = SCHEMA) -> Engine:
+    from bot.storage.pgfaults import pg_problem
+
+    shown = display_url(url)
+    engine = await connect_postgres(url)
     try:
         async with engine.raw() as conn:
             await check_ours(conn, shown, schema)
@@ -125,7 +132,7 @@ async def _prepare(engine: Engine, schema: Schema) -> None:
 
 
 @contextlib.contextmanager
-def _sqlite_faults(path: str) -> Iterator[None]:
+def sqlite_faults(path: str) -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as exc:

@@ -131,7 +131,7 @@ def test_topic_and_level_play_only_those_questions(tmp_path: Path) -> None:
 def test_an_unknown_topic_lists_the_topics_and_plays_nothing(tmp_path: Path) -> None:
     result = play(["--topic", "nosuch", "--lang", "id"], "a\n", tmp_path, tmp_path / "q.db")
     assert result.returncode == 1
-    assert "Tidak ada topik" in result.stdout and "offload" in result.stdout
+    assert "Tidak ada topik" in result.stderr and "offload" in result.stderr  # an error: stderr
     assert "Question 1" not in result.stdout and "Soal 1" not in result.stdout
 
 
@@ -173,7 +173,7 @@ def test_review_stops_on_q_filters_and_speaks_indonesian(tmp_path: Path) -> None
     assert "ZeroQuiz · Ulasan" in stopped.stdout and "Ulasan dihentikan" in stopped.stdout
     assert "Penjelasan" not in stopped.stdout  # stopped before answering
     unknown = review(["--player", "ana", "--topic", "nosuch"], "", tmp_path, db)
-    assert unknown.returncode == 1 and "nosuch" in unknown.stdout and "offload" in unknown.stdout
+    assert unknown.returncode == 1 and "nosuch" in unknown.stderr and "offload" in unknown.stderr
     bank = load_bank()
     carded = [bank.get(str(qid)) for (qid,) in peek(db, "SELECT question_id FROM cards")]
     tags = {tag for q in carded if q is not None for tag in q.tags}

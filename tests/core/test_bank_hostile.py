@@ -145,17 +145,15 @@ def test_a_file_that_is_a_directory(tmp_path: Path) -> None:
     (tmp_path / "ok.yaml").write_text(VALID)
     (tmp_path / "sub.yaml").mkdir()
     found = problems_of(tmp_path)
-    assert [str(p) for p in found] == [
-        f"{tmp_path / 'sub.yaml'}:0: cannot read file: Is a directory"
-    ]
+    assert [str(p) for p in found] == [f"{tmp_path / 'sub.yaml'}: cannot read file: Is a directory"]
 
 
 def test_a_missing_file_and_a_name_too_long(tmp_path: Path) -> None:
     missing, long_name = tmp_path / "missing.yaml", tmp_path / ("x" * 300)
     found = problems_of(missing) + problems_of(long_name)
     assert [str(p) for p in found] == [
-        f"{missing}:0: cannot read file: No such file or directory",
-        f"{long_name}:0: cannot read file or folder: File name too long",
+        f"{missing}: cannot read file: No such file or directory",
+        f"{long_name}: cannot read file or folder: File name too long",
     ]
 
 

@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
-from pg_server import PgServer
+from pg_server import PgServer, look
 from test_database_faults import ZEROQUIZ, env_for
 
 from bot.model import ChannelRef, TeamRef, UserRef
@@ -120,3 +120,16 @@ async def test_a_runs_starter_and_filter_and_a_schedules_topics_are_copied(
         assert await target.daily.channel_schedule(cid) == schedule
     finally:
         await target.close()
+
+
+async def test_an_empty_postgresql_source_is_refused_and_left_empty(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A mistyped database name that happens to exist, empty: no tables are created in it."""
+    result = copy(pg_url, str(tmp_path / "new.sqlite3"))
+    assert result.returncode == 78, result.stderr
+    assert result.stdout == "" and len(result.stderr.splitlines()) == 1
+    assert "holds no ZeroQuiz database" in result.stderr
+    tables = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+    assert await look(pg_url, tables) == []
+    assert not (tmp_path / "new.sqlite3").exists()
