@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_console import zeroquiz
+from test_console import run_zeroquiz, zeroquiz
 
 from bot.storage import Store
 
@@ -30,15 +30,7 @@ def clean_env() -> dict[str, str]:
 def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = clean_env()
     env["ZEROQUIZ_DB"] = str(cwd / "default.sqlite3")
-    return subprocess.run(
-        [*zeroquiz(), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=60,
-    )
+    return run_zeroquiz(args, cwd, env, stdin)
 
 
 def one_line_error(result: subprocess.CompletedProcess[str], code: int, *words: str) -> None:

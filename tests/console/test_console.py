@@ -30,15 +30,17 @@ def terminal(
     env["ZEROQUIZ_DB"] = str(db)
     if tz is not None:
         env["TZ"] = tz
+    return run_zeroquiz([command, *args], cwd, env, stdin)
+
+
+def run_zeroquiz(
+    args: list[str], cwd: Path, env: dict[str, str], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """`zeroquiz <args>` as a real child process, its input piped and its output captured."""
     return subprocess.run(
-        [*zeroquiz(), command, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
+        [*zeroquiz(), *args], input=stdin, capture_output=True, text=True, cwd=cwd, env=env,
         timeout=60,
-    )
+    )  # fmt: skip
 
 
 def play(args: list[str], stdin: str, cwd: Path, db: Path) -> subprocess.CompletedProcess[str]:
