@@ -1,7 +1,9 @@
 """SlackPort: how the core reaches a Slack channel for things nobody clicked.
 
 A posted question's reference is its message `ts`; live counts and the reveal edit that same
-message with chat.update, so the channel keeps one message per question.
+message with chat.update, so the channel keeps one message per question. In multi-workspace mode
+a token Slack rejects (the workspace uninstalled, and perhaps installed again through another
+replica) is dropped and read from the database again once, before the call is given up.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ log = logging.getLogger(__name__)
 PLATFORM = "slack"
 # The message was deleted or can't be edited: a reveal is then posted as a new message.
 _GONE = frozenset({"message_not_found", "cant_update_message", "edit_window_closed"})
+# Slack no longer accepts this token: another may be in the database by now.
+REJECTED = frozenset({"invalid_auth", "token_revoked", "account_inactive"})
+Rejected = Callable[[str, str], Awaitable[str | None]]  # (team, token) -> a newer token
 
 
 class SlackPort:
@@ -36,10 +41,13 @@ class SlackPort:
         client: AsyncWebClient,
         lang_of: Callable[[ChannelRef], Awaitable[Lang]],
         tokens: TokenSource | None = None,
+        *,
+        rejected: Rejected | None = None,
     ) -> None:
         self.client = client
         self._lang_of = lang_of
         self._tokens = tokens  # multi-workspace: each channel's workspace has its own bot token
+        self._rejected = rejected  # ... and when Slack refuses one, the newer one, if any
 
     async def _token(self, channel: ChannelRef) -> str | None:
         """The token for a call into the channel's workspace (None: the client's own)."""
@@ -91,32 +99,55 @@ class SlackPort:
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         await self._post(channel, render.notice_message(view))
 
-    async def _post(self, channel: ChannelRef, message: render.SlackMessage) -> str | None:
-        token = await self._token(channel)
+    async def _with_token(
+        self, where: ChannelRef, call: Callable[..., Awaitable[Any]], /, **args: Any
+    ) -> Any:
+        """`call` with the channel's token; once more with a newer one if Slack rejects it."""
+        token = await self._token(where)
         try:
-            response = await self.client.chat_postMessage(
-                token=token,
+            return await call(token=token, **args)
+        except SlackApiError as exc:
+            if token is None or self._rejected is None or error_code(exc) not in REJECTED:
+                raise
+            try:
+                fresh = await self._rejected(where.team, token)
+            except Exception:  # the database did not answer: the rejection stands
+                raise exc from None
+            if fresh is None:
+                raise
+            log.info("workspace %s: its token was rejected; using the one stored now", where.team)
+            return await call(token=fresh, **args)
+
+    async def _post(self, channel: ChannelRef, message: render.SlackMessage) -> str | None:
+        try:
+            response = await self._with_token(
+                channel,
+                self.client.chat_postMessage,
                 channel=channel.channel,
                 text=message.text,
                 blocks=message.blocks,
                 unfurl_links=False,
                 unfurl_media=False,
             )
+        except DeliveryError:  # the workspace's token could not be had (see _token)
+            raise
         except Exception as exc:
             raise await self._delivery_error("chat.postMessage", channel, exc) from exc
         ts: Any = response.get("ts")
         return str(ts) if ts else None
 
     async def _update(self, channel: ChannelRef, ts: str, message: render.SlackMessage) -> None:
-        token = await self._token(channel)
         try:
-            await self.client.chat_update(
-                token=token,
+            await self._with_token(
+                channel,
+                self.client.chat_update,
                 channel=channel.channel,
                 ts=ts,
                 text=message.text,
                 blocks=message.blocks,
             )
+        except DeliveryError:
+            raise
         except SlackApiError as exc:
             if error_code(exc) in _GONE:
                 raise _Gone(error_code(exc)) from exc

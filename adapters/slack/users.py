@@ -143,8 +143,9 @@ class SlackUsers:
         return _name(info) if info else fallback
 
     async def is_admin(self, user_id: str, *, team: str = "") -> bool:
-        """Listed in ZEROQUIZ_SLACK_ADMINS, or a workspace admin or owner right now."""
-        if user_id in self.admins:
+        """Listed in ZEROQUIZ_SLACK_ADMINS (bare, or as `team:user` for this workspace), or a
+        workspace admin or owner right now."""
+        if user_id in self.admins or f"{team}:{user_id}" in self.admins:
             return True
         info = await self._info(user_id, team)
         if info is None:
