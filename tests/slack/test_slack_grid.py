@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,6 +26,7 @@ from fake_slack import (
     SlackHarness,
     begin_install,
     install,
+    open_harness,
     open_oauth_harness,
     shown,
     slash_payload,
@@ -212,3 +214,17 @@ async def test_scoped_admins_are_admins_in_their_own_workspace_only(
         assert "Only admins can do that." in in_b
     finally:
         await harness.close()
+
+
+async def test_a_scoped_admin_in_single_workspace_mode_is_admin_only_in_that_workspace(
+    fake: FakeSlack, db_path: Path, clock: FakeClock, bank: Bank
+) -> None:
+    slack = await open_harness(fake, db_path, clock, bank, admins=frozenset({"T0OTHER:U2"}))
+    try:
+        assert "Only admins" in shown((await slack.ask("lang id", user="U2"))["blocks"])
+        key = fake.new_key()
+        payload = slash_payload("lang id", "U2", fake.response_url(key), "C0OTHER")
+        assert await slack.post(urlencode(payload | {"team_id": "T0OTHER"})) == 200
+        assert "Bahasa Indonesia" in shown((await fake.reply(key))["blocks"])
+    finally:
+        await slack.close()
