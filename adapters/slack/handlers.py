@@ -63,7 +63,7 @@ from adapters.slack.shapes import (
 )
 from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
 from adapters.slack.users import QUIET, SlackUsers
-from adapters.slack.web import error_code
+from adapters.slack.web import error_code, with_token
 from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
@@ -274,8 +274,9 @@ class SlackHandlers:
             if self.users.tokens is not None and token is None:
                 log.warning("slack: Home tab of %s: workspace %s is not installed", user_id, team)
                 return
-            extra = {"token": token} if token is not None else {}  # this workspace's own
-            await self.users.client.views_publish(user_id=user_id, view=view, **extra)
+            # This workspace's own token (None: the client's), read again if Slack rejects it.
+            publish = self.users.client.views_publish
+            await with_token(team, token, publish, self.users.rejected, user_id=user_id, view=view)
         except Exception as exc:  # nothing to apologise in: the next opening draws it again
             log.warning("slack: publishing the Home tab of %s failed: %s", user_id, error_code(exc))
 

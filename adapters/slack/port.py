@@ -17,7 +17,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
-from adapters.slack.web import TokenSource, error_code, reason_for
+from adapters.slack.web import Rejected, TokenSource, error_code, reason_for, with_token
 from bot.model import ChannelRef, Lang
 from bot.ports import DeliveryError, Refused, Unavailable
 from bot.views import NoticeView, QuestionView, RevealView
@@ -27,9 +27,6 @@ log = logging.getLogger(__name__)
 PLATFORM = "slack"
 # The message was deleted or can't be edited: a reveal is then posted as a new message.
 _GONE = frozenset({"message_not_found", "cant_update_message", "edit_window_closed"})
-# Slack no longer accepts this token: another may be in the database by now.
-REJECTED = frozenset({"invalid_auth", "token_revoked", "account_inactive"})
-Rejected = Callable[[str, str], Awaitable[str | None]]  # (team, token) -> a newer token
 
 
 class SlackPort:
@@ -104,19 +101,7 @@ class SlackPort:
     ) -> Any:
         """`call` with the channel's token; once more with a newer one if Slack rejects it."""
         token = await self._token(where)
-        try:
-            return await call(token=token, **args)
-        except SlackApiError as exc:
-            if token is None or self._rejected is None or error_code(exc) not in REJECTED:
-                raise
-            try:
-                fresh = await self._rejected(where.team, token)
-            except Exception:  # the database did not answer: the rejection stands
-                raise exc from None
-            if fresh is None:
-                raise
-            log.info("workspace %s: its token was rejected; using the one stored now", where.team)
-            return await call(token=fresh, **args)
+        return await with_token(where.team, token, call, self._rejected, **args)
 
     async def _post(self, channel: ChannelRef, message: render.SlackMessage) -> str | None:
         try:

@@ -146,7 +146,12 @@ class SlackSurface:
             installation_store_bot_only=True if installs is not None else None,
         )
         self.app.middleware(ShapeCheck())
-        self._users = SlackUsers(client, self.config.admins, tokens=tokens)
+        self._users = SlackUsers(
+            client,
+            self.config.admins,
+            tokens=tokens,
+            rejected=None if tokens is None else tokens.rejected,
+        )
         assert self._session is not None
         self._replies = Replies(self._session, self.runtime.clock)
         handlers = SlackHandlers(
