@@ -85,6 +85,9 @@ class FakeSlack:
     tokens: dict[str, str] = field(default_factory=lambda: {BOT_TOKEN: TEAM})
     # OAuth codes Slack would hand to the redirect once a person approved: code -> workspace.
     codes: dict[str, str] = field(default_factory=dict)
+    # Codes of org-wide Enterprise Grid installs (code -> enterprise), and tokens Slack revoked.
+    org_codes: dict[str, str] = field(default_factory=dict)
+    revoked: set[str] = field(default_factory=set)
     base: str = ""
     _runner: web.AppRunner | None = None
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -175,10 +178,15 @@ class FakeSlack:
         if method == "apps.connections.open":
             if token != APP_TOKEN:
                 return web.json_response({"ok": False, "error": "invalid_auth"})
+        elif token in self.revoked:
+            return web.json_response({"ok": False, "error": "token_revoked"})
         elif token not in self.tokens:
             return web.json_response({"ok": False, "error": "invalid_auth"})
         else:
             self.calls[-1].team = self.tokens[token]
+        if method == "apps.uninstall":
+            self.revoke(token)
+            return web.json_response({"ok": True})
         if self.errors[method]:
             return web.json_response({"ok": False, "error": self.errors[method].pop(0)})
         answer = self._answer(method, args)
@@ -233,11 +241,33 @@ class FakeSlack:
         self.codes[code] = team
         return code
 
+    def approve_org(self, enterprise: str) -> str:
+        """An org admin approved an org-wide install of the whole Enterprise Grid org."""
+        code = f"code-{enterprise}-{uuid.uuid4().hex[:8]}"
+        self.org_codes[code] = enterprise
+        return code
+
+    def revoke(self, token: str) -> None:
+        """The workspace uninstalled the app: Slack answers token_revoked to this token."""
+        self.tokens.pop(token, None)
+        self.revoked.add(token)
+
     def _oauth_access(self, request: web.Request, args: dict[str, Any]) -> dict[str, Any]:
         """oauth.v2.access: the app's client credentials and a fresh code buy a bot token."""
         auth = aiohttp.BasicAuth.decode(request.headers.get("Authorization", ""))
         if (auth.login, auth.password) != (CLIENT_ID, CLIENT_SECRET):
             return {"ok": False, "error": "invalid_client_id"}
+        enterprise = self.org_codes.pop(str(args.get("code")), None)
+        if enterprise is not None:  # as Slack answers an org-wide install: no team at all
+            token = f"xoxb-{enterprise}-{uuid.uuid4().hex}"
+            self.tokens[token] = enterprise
+            return {
+                "ok": True, "access_token": token, "token_type": "bot",
+                "scope": "commands,chat:write,chat:write.public,users:read",
+                "bot_user_id": f"UBOT{enterprise}", "app_id": "A0ZEROQUIZ", "team": None,
+                "enterprise": {"id": enterprise, "name": f"Org {enterprise}"},
+                "authed_user": {"id": "UADMIN"}, "is_enterprise_install": True,
+            }  # fmt: skip
         team = self.codes.pop(str(args.get("code")), None)
         if team is None:
             return {"ok": False, "error": "invalid_code"}  # unknown, or used once already
@@ -505,7 +535,7 @@ async def open_harness(
 async def _serve(
     fake: FakeSlack,
     config: SlackConfig,
-    db_path: Path,
+    db_path: str | Path,
     clock: FakeClock,
     bank: Bank,
     *,
@@ -541,10 +571,17 @@ def oauth_env(fake: FakeSlack, *, key: str = TOKEN_KEY) -> dict[str, str]:
 
 
 async def open_oauth_harness(
-    fake: FakeSlack, db_path: Path, clock: FakeClock, bank: Bank
+    fake: FakeSlack,
+    db_path: str | Path,
+    clock: FakeClock,
+    bank: Bank,
+    *,
+    key: str = TOKEN_KEY,
+    env: dict[str, str] | None = None,
 ) -> SlackHarness:
-    """The real AsyncApp in multi-workspace HTTP mode, its installations in `db_path`."""
-    config = load_config(oauth_env(fake))
+    """The real AsyncApp in multi-workspace HTTP mode, its installations in `db_path` (a SQLite
+    file or a PostgreSQL URL), tokens sealed with `key`, `env` added to its variables."""
+    config = load_config(oauth_env(fake, key=key) | (env or {}))
     assert config is not None and config.oauth is not None
     return await _serve(fake, config, db_path, clock, bank, socket=False)
 

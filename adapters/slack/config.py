@@ -15,6 +15,7 @@ from adapters.runtime import ConfigError
 
 DEFAULT_API_URL = "https://slack.com/api/"
 _USER_ID = re.compile(r"[UW][A-Z0-9]+")
+_SCOPED_ADMIN = re.compile(r"T[A-Z0-9]+:[UW][A-Z0-9]+")  # an admin in that workspace only
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def _oauth_config(
         bot_token="",
         signing_secret=secret,
         api_url=normalise_api_url(_get(env, "SLACK_API_URL") or DEFAULT_API_URL),
-        admins=_admins(_get(env, "ZEROQUIZ_SLACK_ADMINS") or ""),
+        admins=_admins(_get(env, "ZEROQUIZ_SLACK_ADMINS") or "", many_workspaces=True),
         oauth=OAuthConfig(client_id, client_secret, key),
     )
 
@@ -122,10 +123,19 @@ def _token(value: str, name: str, prefix: str) -> None:
         raise ConfigError(f"{name} is malformed (it must start with {prefix})")
 
 
-def _admins(value: str) -> frozenset[str]:
+def _admins(value: str, *, many_workspaces: bool = False) -> frozenset[str]:
+    """User IDs (`U0123ABCD`: admin in the one workspace) or workspace-scoped entries
+    (`T0123ABCD:U0123ABCD`: admin in that workspace only). With many workspaces only scoped
+    entries are taken: a bare user ID would make someone admin in every workspace installed."""
     ids = [part.strip() for part in value.split(",") if part.strip()]
-    if any(not _USER_ID.fullmatch(i) for i in ids):
+    if any(not (_USER_ID.fullmatch(i) or _SCOPED_ADMIN.fullmatch(i)) for i in ids):
         raise ConfigError(
-            "ZEROQUIZ_SLACK_ADMINS must be comma-separated Slack user IDs (like U0123ABCD)"
+            "ZEROQUIZ_SLACK_ADMINS must be comma-separated Slack user IDs (like U0123ABCD) or "
+            "workspace:user pairs (like T0123ABCD:U0123ABCD)"
+        )
+    if many_workspaces and any(_USER_ID.fullmatch(i) for i in ids):
+        raise ConfigError(
+            "ZEROQUIZ_SLACK_ADMINS needs workspace:user pairs (like T0123ABCD:U0123ABCD) in "
+            "multi-workspace mode, not bare user IDs"
         )
     return frozenset(ids)

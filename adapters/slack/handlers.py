@@ -15,16 +15,22 @@ Every body is read through shapes.py, which checks each field it hands on; a mal
 refused before Bolt called a handler (inbound.py: the HTTP front door, and ShapeCheck inside
 Bolt for Socket Mode). A click on a button whose value isn't one of ours gets a private "no
 longer valid".
+
+Each request acts on the workspace Bolt authorised it for (`context.team_id`: for events that is
+`authorizations[0]`, which can differ from the body's `team_id`), never on a team named elsewhere
+in the body, so a body can't point the work at another workspace than the one it was checked for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, TypeVar
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_bolt.response import BoltResponse
 
 from adapters.guard import apologise_on_error
@@ -57,7 +63,7 @@ from adapters.slack.shapes import (
 )
 from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
 from adapters.slack.users import QUIET, SlackUsers
-from adapters.slack.web import error_code
+from adapters.slack.web import error_code, with_token
 from bot.commands import Context, dispatch, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
@@ -67,6 +73,10 @@ from bot.views import Feedback, NoticeView, ReviewResult, ReviewView
 log = logging.getLogger(__name__)
 
 CLICK_SLOTS = 256
+# Multi-workspace: drop the workspace's installation for a removal event (team, event_id, sent
+# at); False when the event is a repeat or older than the installation, and nothing is done.
+Uninstalled = Callable[[str, str | None, datetime | None], Awaitable[bool]]
+_Team = TypeVar("_Team", SlashCommand, Click, Event)
 ADMIT_SECONDS = 2.0  # Slack waits 3 s for the acknowledgement
 
 
@@ -79,7 +89,7 @@ class SlackHandlers:
         replies: Replies,
         *,
         metrics: Metrics,
-        uninstalled: Callable[[str], Awaitable[None]] | None = None,
+        uninstalled: Uninstalled | None = None,
     ) -> None:
         self.quiz = quiz
         self.uninstalled = uninstalled  # multi-workspace: drops the workspace's installation
@@ -110,13 +120,15 @@ class SlackHandlers:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def on_command(self, ack: AsyncAck, command: dict[str, Any]) -> None:
+    async def on_command(
+        self, ack: AsyncAck, command: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
         await ack()
         parsed = slash_command(command)
         if isinstance(parsed, Malformed):
             log.warning("slack: ignored a %s", parsed)  # ShapeCheck refuses these first
             return
-        self._later(self._command(parsed))
+        self._later(self._command(authorised(parsed, context)))
 
     async def _command(self, command: SlashCommand) -> None:
         channel = ChannelRef(PLATFORM, command.team, command.channel)
@@ -138,12 +150,15 @@ class SlackHandlers:
             reply = await dispatch(self.quiz, parse_text(command.text), ctx)
             await self._reply(url, reply_message(reply))
 
-    async def on_answer(self, ack: AsyncAck, body: dict[str, Any]) -> BoltResponse | None:
+    async def on_answer(
+        self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext
+    ) -> BoltResponse | None:
         click = click_of(body)
         if isinstance(click, Malformed):
             await ack()
             log.warning("slack: ignored a %s", click)  # ShapeCheck refuses these first
             return None
+        click = authorised(click, context)
         parsed = answer_choice(click.value)
         if parsed is None:
             await ack()
@@ -175,7 +190,9 @@ class SlackHandlers:
             self._later(self._stray(parsed[0], click.message_ts))
         return None
 
-    async def on_review(self, ack: AsyncAck, body: dict[str, Any]) -> BoltResponse | None:
+    async def on_review(
+        self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext
+    ) -> BoltResponse | None:
         """A button of the private review. As with answers, the card is rescheduled (committed)
         before the acknowledgement; the next step replaces the private message clicked (its
         response_url, replace_original), or, from the Home tab, is published there."""
@@ -184,6 +201,7 @@ class SlackHandlers:
             await ack()
             log.warning("slack: ignored a %s", click)  # ShapeCheck refuses these first
             return None
+        click = authorised(click, context)
         try:  # bounded like answer clicks: overload slows acknowledgements
             await asyncio.wait_for(self._slots.acquire(), ADMIT_SECONDS)
         except TimeoutError:
@@ -223,7 +241,7 @@ class SlackHandlers:
         finally:
             self._slots.release()
 
-    async def on_home(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+    async def on_home(self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
         """Someone opened the app's Home tab: publish their page, fresh (it is drawn only when
         opened, never on a timer). The Messages tab opening needs nothing."""
         await ack()
@@ -232,7 +250,7 @@ class SlackHandlers:
             log.warning("slack: ignored a %s", event)  # ShapeCheck refuses these first
             return
         if event.tab == "home":
-            self._later(self._home(event.team, event.user))
+            self._later(self._home(authorised(event, context).team, event.user))
 
     async def _home(self, team: str, user_id: str, *, after: ReviewResult | None = None) -> None:
         """Publish the person's page; `after`: the verdict on their last due card, above it."""
@@ -256,12 +274,15 @@ class SlackHandlers:
             if self.users.tokens is not None and token is None:
                 log.warning("slack: Home tab of %s: workspace %s is not installed", user_id, team)
                 return
-            extra = {"token": token} if token is not None else {}  # this workspace's own
-            await self.users.client.views_publish(user_id=user_id, view=view, **extra)
+            # This workspace's own token (None: the client's), read again if Slack rejects it.
+            publish = self.users.client.views_publish
+            await with_token(team, token, publish, self.users.rejected, user_id=user_id, view=view)
         except Exception as exc:  # nothing to apologise in: the next opening draws it again
             log.warning("slack: publishing the Home tab of %s failed: %s", user_id, error_code(exc))
 
-    async def on_removed(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+    async def on_removed(
+        self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
         """app_uninstalled, or tokens_revoked with the bot token: the workspace's names go and
         its daily schedules stop (Quiz.forget_team); everything else keeps serving."""
         await ack()
@@ -269,15 +290,17 @@ class SlackHandlers:
         if isinstance(event, Malformed):
             log.warning("slack: ignored a %s", event)  # ShapeCheck refuses these first
             return
+        event = authorised(event, context)
         if event.type == "tokens_revoked" and not event.bot_revoked:
             log.info("slack: workspace %s revoked user tokens only: nothing to do", event.team)
             return
-        self._later(self._forget(event))
+        self._later(self._forget(event, *delivery_of(body)))
 
-    async def _forget(self, event: Event) -> None:
+    async def _forget(self, event: Event, event_id: str | None, sent_at: datetime | None) -> None:
         try:
-            if self.uninstalled is not None:
-                await self.uninstalled(event.team)
+            drop = self.uninstalled
+            if drop is not None and not await drop(event.team, event_id, sent_at):
+                return  # a repeat, or sent before the workspace installed again
             names, stopped = await self.quiz.forget_team(TeamRef(PLATFORM, event.team))
         except Exception:
             log.exception(
@@ -321,3 +344,23 @@ class SlackHandlers:
             return await self.quiz.channel_lang(channel)
         except Exception:
             return "en"
+
+
+def authorised(request: _Team, context: AsyncBoltContext) -> _Team:
+    """The request with the workspace Bolt authorised it for (the body's own where Bolt names
+    none, as for a request it needs no authorisation for)."""
+    team = context.team_id
+    if isinstance(team, str) and team and team != request.team:
+        return dataclasses.replace(request, team=team)
+    return request
+
+
+def delivery_of(body: dict[str, Any]) -> tuple[str | None, datetime | None]:
+    """An event's id and when Slack sent it, if the body says so plainly."""
+    event_id = body.get("event_id")
+    sent = body.get("event_time")
+    ok_id = isinstance(event_id, str) and 0 < len(event_id) <= 64 and event_id.isascii()
+    when = None
+    if isinstance(sent, int) and not isinstance(sent, bool) and 0 < sent < 2**33:
+        when = datetime.fromtimestamp(sent, UTC)
+    return (event_id if ok_id else None), when

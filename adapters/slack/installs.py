@@ -1,52 +1,72 @@
 """slack_sdk's async installation and OAuth-state stores, on ZeroQuiz's own database.
 
-Bot tokens are sealed with Fernet (AES-128-CBC + HMAC-SHA256) under ZEROQUIZ_TOKEN_KEY before
-they reach the database, so a copy of the database (a backup, a stolen disk) does not hand them
-out; the running process, which holds the key, can of course still use them. Only bot-scope
-installations are kept (Bolt runs with `installation_store_bot_only`).
+Bot tokens are sealed (sealing.py: Fernet, bound to their workspace) under ZEROQUIZ_TOKEN_KEY
+before they reach the database, so a copy of the database (a backup, a stolen disk) does not hand
+them out, and a sealed token moved to another workspace's row is refused; the running process,
+which holds the key, can of course still use them. Only bot-scope installations of one workspace
+are kept (Bolt runs with `installation_store_bot_only`): an org-wide Enterprise Grid install is
+refused (OrgInstall), and a workspace is found by its team id whatever enterprise a request
+names, so one installed before it joined a Grid keeps working.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 import secrets
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from cryptography.fernet import Fernet, InvalidToken
+from slack_bolt.error import BoltError
+from slack_bolt.oauth.async_callback_options import (
+    AsyncCallbackOptions,
+    AsyncFailureArgs,
+    AsyncSuccessArgs,
+)
+from slack_bolt.response import BoltResponse
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
+from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.runtime import ConfigError
+from adapters.slack.sealing import VARIABLE, Moved, Sealer, Unopenable
+from adapters.slack.web import error_code
+from bot.i18n import t
 from bot.storage.installations import InstallationRecord, InstallationTable
 
 log = logging.getLogger(__name__)
 
 STATE_TTL = timedelta(minutes=10)
+# Slack's event_time is whole seconds, and its clock and ours differ a little (NTP): a removal
+# event counts as older than the installation only when it is older by more than this.
+REMOVAL_SKEW = timedelta(seconds=2)
 
 
-def sealer(key: str) -> Fernet:
-    """The Fernet of ZEROQUIZ_TOKEN_KEY; ConfigError (never the value) when it isn't one."""
-    try:
-        return Fernet(key.encode())
-    except (ValueError, TypeError):
-        raise ConfigError(
-            "ZEROQUIZ_TOKEN_KEY is malformed (expected a Fernet key: 32 url-safe base64 bytes, "
-            "made with `python -c 'from cryptography.fernet import Fernet; "
-            "print(Fernet.generate_key().decode())'`)"
-        ) from None
+def sealer(key: str) -> Sealer:
+    """The keys of ZEROQUIZ_TOKEN_KEY; ConfigError (never a value) when one isn't a key."""
+    return Sealer.from_setting(key)
+
+
+class OrgInstall(BoltError):
+    """An org-wide install of an Enterprise Grid org: ZeroQuiz serves one workspace per
+    installation (its rounds, scores and admins are a workspace's), so it is refused."""
+
+    def __init__(self, enterprise: str, token: str | None) -> None:
+        super().__init__(f"org-wide install of enterprise {enterprise} refused")
+        self.enterprise = enterprise
+        self.token = token  # so the refusing page can uninstall it again; never in the message
 
 
 class StoreInstallations(AsyncInstallationStore):
     """Installations in the `installations` table, tokens sealed."""
 
     def __init__(
-        self, installations: InstallationTable, fernet: Fernet, now: Callable[[], datetime]
+        self, installations: InstallationTable, sealer: Sealer, now: Callable[[], datetime]
     ) -> None:
         self._rows = installations
-        self._fernet = fernet
+        self._sealer = sealer
         self._now = now
         self._log = log
         self.changed: list[Callable[[str], None]] = []  # told of each workspace (re)installed
@@ -60,13 +80,19 @@ class StoreInstallations(AsyncInstallationStore):
             listener(team)
 
     async def async_save(self, installation: Installation) -> None:
-        if not installation.bot_token or not installation.team_id:
-            raise ValueError("only workspace installations with a bot token are kept")
+        if installation.is_enterprise_install or not installation.team_id:
+            log.warning(
+                "slack: refused an org-wide install of enterprise %s", installation.enterprise_id
+            )
+            raise OrgInstall(installation.enterprise_id or "?", installation.bot_token)
+        if not installation.bot_token:
+            raise BoltError("only installations with a bot token are kept")
+        team = installation.team_id
         await self._rows.save(
             InstallationRecord(
-                team=installation.team_id,
+                team=team,
                 enterprise=installation.enterprise_id or "",
-                bot_token_sealed=self._fernet.encrypt(installation.bot_token.encode()).decode(),
+                bot_token_sealed=self._sealer.seal(team, installation.bot_token),
                 bot_id=installation.bot_id or "",
                 bot_user_id=installation.bot_user_id or "",
                 scopes=",".join(installation.bot_scopes or []),
@@ -86,15 +112,15 @@ class StoreInstallations(AsyncInstallationStore):
         team_id: str | None,
         is_enterprise_install: bool | None = False,
     ) -> Bot | None:
-        if not team_id:
+        if not team_id:  # an org-wide install's request: never installed here (OrgInstall)
             return None
-        row = await self._rows.find(enterprise_id, team_id)
+        # By team id alone: a workspace installed before it joined a Grid has no enterprise in
+        # its row, yet its requests now name one (team ids are unique across Slack).
+        row = await self._rows.find(None, team_id)
         if row is None:
             return None
-        try:
-            token = self._fernet.decrypt(row.bot_token_sealed.encode()).decode()
-        except InvalidToken:
-            log.error("slack: the token of workspace %s does not open with this key", team_id)
+        token = await self._open(row)
+        if token is None:
             return None
         return Bot(
             enterprise_id=row.enterprise or None,
@@ -105,6 +131,82 @@ class StoreInstallations(AsyncInstallationStore):
             bot_scopes=row.scopes,
             installed_at=(row.installed_at or self._now()).timestamp(),
         )
+
+    async def _open(self, row: InstallationRecord) -> str | None:
+        """The row's token, sealed again with the first key if it was stale; None (and an
+        error line) when it must not be used."""
+        try:
+            opened = self._sealer.open(row.team, row.bot_token_sealed)
+        except Unopenable:
+            log.error("slack: the token of workspace %s does not open with this key", row.team)
+            return None
+        except Moved:
+            log.error(
+                "slack: the token in the row of workspace %s was sealed for another workspace: "
+                "refused",
+                row.team,
+            )
+            return None
+        if opened.stale:
+            await self._reseal(row, opened.token)
+        return opened.token
+
+    async def _reseal(self, row: InstallationRecord, token: str) -> bool:
+        try:
+            return await self._rows.reseal(row, self._sealer.seal(row.team, token))
+        except Exception as exc:  # the token opened: using it needs no re-sealing
+            log.warning("slack: re-sealing the token of %s failed: %s", row.team, exc)
+            return False
+
+    async def check_keys(self) -> int:
+        """At start-up: ZEROQUIZ_TOKEN_KEY opens the stored tokens (ConfigError naming the
+        variable when it opens none of them), and every stale one is sealed again with the first
+        key (so the older keys can be dropped). How many were re-sealed."""
+        rows = await self._rows.every()
+        opened = resealed = 0
+        for row in rows:
+            try:
+                found = self._sealer.open(row.team, row.bot_token_sealed)
+            except Unopenable:
+                continue
+            except Moved:
+                opened += 1  # the key is right; the row is refused when it is used
+                continue
+            opened += 1
+            if found.stale and await self._reseal(row, found.token):
+                resealed += 1
+        if rows and not opened:
+            raise ConfigError(
+                f"{VARIABLE} opens none of the {len(rows)} stored Slack bot tokens (a wrong key? "
+                f"when rotating, list the new key first and keep the old one after it)"
+            )
+        if opened < len(rows):
+            log.error(
+                "slack: %d of %d stored bot tokens do not open with %s: those workspaces must "
+                "install again",
+                len(rows) - opened, len(rows), VARIABLE,
+            )  # fmt: skip
+        if resealed:
+            log.info("slack: sealed %d stored bot tokens again with the first key", resealed)
+        return resealed
+
+    async def remove(self, team: str, *, event_id: str | None, sent_at: datetime | None) -> bool:
+        """app_uninstalled / tokens_revoked: delete the workspace's installation, unless this
+        event was acted on before (the same event_id, by any replica) or was sent before the
+        installation now stored (a late retry from before a re-install). Whether it was acted on.
+        """
+        if event_id is not None and not await self._rows.first_delivery(event_id, self._now()):
+            log.info("slack: removal event %s of %s was handled before: ignored", event_id, team)
+            return False
+        if sent_at is None:
+            await self._rows.delete(None, team)
+        elif not await self._rows.delete_installed_before(team, sent_at + REMOVAL_SKEW):
+            row = await self._rows.find(None, team)
+            if row is not None:  # installed (again) after the event was sent
+                log.info("slack: a removal event of %s older than its installation: ignored", team)
+                return False
+        self._changed(team)
+        return True
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         if team_id:
@@ -119,6 +221,38 @@ class StoreInstallations(AsyncInstallationStore):
 
     async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         await self.async_delete_bot(enterprise_id=enterprise_id, team_id=team_id)
+
+
+def install_callbacks(
+    client: AsyncWebClient, client_id: str, client_secret: str
+) -> AsyncCallbackOptions:
+    """Bolt's pages after the OAuth redirect, with one more: an org-wide install is refused on a
+    page that says why (not HTTP 500), and uninstalled again so Slack doesn't list it."""
+
+    async def success(args: AsyncSuccessArgs) -> BoltResponse:
+        return await args.default.success(args)
+
+    async def failure(args: AsyncFailureArgs) -> BoltResponse:
+        if not isinstance(args.error, OrgInstall):
+            return await args.default.failure(args)
+        if args.error.token:
+            try:
+                await client.apps_uninstall(
+                    client_id=client_id, client_secret=client_secret, token=args.error.token
+                )
+            except Exception as exc:
+                log.warning("slack: uninstalling the refused org-wide install: %s", error_code(exc))
+        title, text = t("en", "slack_org_install_title"), t("en", "slack_org_install_refused")
+        page = (
+            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+            f"</title></head><body><h2>{html.escape(title)}</h2><p>{html.escape(text)}</p>"
+            "</body></html>"
+        )
+        return BoltResponse(
+            status=400, body=page, headers={"Content-Type": "text/html; charset=utf-8"}
+        )
+
+    return AsyncCallbackOptions(success=success, failure=failure)
 
 
 class StoreStates(AsyncOAuthStateStore):
@@ -163,6 +297,19 @@ class TeamTokens:
     def forget(self, team: str) -> None:
         self._tokens.pop(team, None)
 
-    async def uninstall(self, team: str) -> None:
-        """app_uninstalled / tokens_revoked: the installation goes, and its cached token."""
-        await self._store.async_delete_bot(enterprise_id=None, team_id=team)
+    async def rejected(self, team: str, token: str) -> str | None:
+        """Slack refused `token` (invalid_auth, token_revoked, account_inactive): forget it and
+        read the workspace's token from the database again, where another replica may have
+        stored a re-installation's. The new token, or None if there is no other."""
+        if self._tokens.get(team) == token:
+            self._tokens.pop(team, None)
+        fresh = await self(team)
+        return fresh if fresh is not None and fresh != token else None
+
+    async def uninstall(
+        self, team: str, event_id: str | None = None, sent_at: datetime | None = None
+    ) -> bool:
+        """app_uninstalled / tokens_revoked: the installation goes, and its cached token,
+        unless the event is a repeat or older than the installation (StoreInstallations.remove).
+        """
+        return await self._store.remove(team, event_id=event_id, sent_at=sent_at)

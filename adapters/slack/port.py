@@ -1,7 +1,9 @@
 """SlackPort: how the core reaches a Slack channel for things nobody clicked.
 
 A posted question's reference is its message `ts`; live counts and the reveal edit that same
-message with chat.update, so the channel keeps one message per question.
+message with chat.update, so the channel keeps one message per question. In multi-workspace mode
+a token Slack rejects (the workspace uninstalled, and perhaps installed again through another
+replica) is dropped and read from the database again once, before the call is given up.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
-from adapters.slack.web import TokenSource, error_code, reason_for
+from adapters.slack.web import Rejected, TokenSource, error_code, reason_for, with_token
 from bot.model import ChannelRef, Lang
 from bot.ports import DeliveryError, Refused, Unavailable
 from bot.views import NoticeView, QuestionView, RevealView
@@ -36,10 +38,13 @@ class SlackPort:
         client: AsyncWebClient,
         lang_of: Callable[[ChannelRef], Awaitable[Lang]],
         tokens: TokenSource | None = None,
+        *,
+        rejected: Rejected | None = None,
     ) -> None:
         self.client = client
         self._lang_of = lang_of
         self._tokens = tokens  # multi-workspace: each channel's workspace has its own bot token
+        self._rejected = rejected  # ... and when Slack refuses one, the newer one, if any
 
     async def _token(self, channel: ChannelRef) -> str | None:
         """The token for a call into the channel's workspace (None: the client's own)."""
@@ -91,32 +96,43 @@ class SlackPort:
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         await self._post(channel, render.notice_message(view))
 
+    async def _with_token(
+        self, where: ChannelRef, call: Callable[..., Awaitable[Any]], /, **args: Any
+    ) -> Any:
+        """`call` with the channel's token; once more with a newer one if Slack rejects it."""
+        token = await self._token(where)
+        return await with_token(where.team, token, call, self._rejected, **args)
+
     async def _post(self, channel: ChannelRef, message: render.SlackMessage) -> str | None:
-        token = await self._token(channel)
         try:
-            response = await self.client.chat_postMessage(
-                token=token,
+            response = await self._with_token(
+                channel,
+                self.client.chat_postMessage,
                 channel=channel.channel,
                 text=message.text,
                 blocks=message.blocks,
                 unfurl_links=False,
                 unfurl_media=False,
             )
+        except DeliveryError:  # the workspace's token could not be had (see _token)
+            raise
         except Exception as exc:
             raise await self._delivery_error("chat.postMessage", channel, exc) from exc
         ts: Any = response.get("ts")
         return str(ts) if ts else None
 
     async def _update(self, channel: ChannelRef, ts: str, message: render.SlackMessage) -> None:
-        token = await self._token(channel)
         try:
-            await self.client.chat_update(
-                token=token,
+            await self._with_token(
+                channel,
+                self.client.chat_update,
                 channel=channel.channel,
                 ts=ts,
                 text=message.text,
                 blocks=message.blocks,
             )
+        except DeliveryError:
+            raise
         except SlackApiError as exc:
             if error_code(exc) in _GONE:
                 raise _Gone(error_code(exc)) from exc

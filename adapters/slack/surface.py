@@ -124,9 +124,12 @@ class SlackSurface:
             installs = StoreInstallations(
                 self.runtime.store.installations, sealer(oauth.token_key), clock.now
             )
+            await installs.check_keys()  # a wrong key stops start-up, naming the variable
             tokens = TeamTokens(installs)
         quiz = self.runtime.quiz
-        self.slack_port = SlackPort(client, quiz.channel_lang, tokens)
+        self.slack_port = SlackPort(
+            client, quiz.channel_lang, tokens, rejected=None if tokens is None else tokens.rejected
+        )
         self.runtime.add_port(self.slack_port, _rate_limited)
         # The scheduler skips rounds of platforms without a port: now that Slack has one, let it
         # re-plan, so rounds that went overdue while the app was down are revealed at once.
@@ -138,12 +141,17 @@ class SlackSurface:
             logger=bolt_log,
             # The HTTP response leaves at ack(); the handlers run what follows as tracked tasks.
             process_before_response=True,
-            oauth_settings=self._oauth_settings(oauth, installs),
+            oauth_settings=self._oauth_settings(oauth, installs, client),
             installation_store=installs,
             installation_store_bot_only=True if installs is not None else None,
         )
         self.app.middleware(ShapeCheck())
-        self._users = SlackUsers(client, self.config.admins, tokens=tokens)
+        self._users = SlackUsers(
+            client,
+            self.config.admins,
+            tokens=tokens,
+            rejected=None if tokens is None else tokens.rejected,
+        )
         assert self._session is not None
         self._replies = Replies(self._session, self.runtime.clock)
         handlers = SlackHandlers(
@@ -169,13 +177,16 @@ class SlackSurface:
             log.info("Slack: HTTP mode on %s", self.url)
 
     def _oauth_settings(
-        self, oauth: OAuthConfig | None, installs: StoreInstallations | None
+        self,
+        oauth: OAuthConfig | None,
+        installs: StoreInstallations | None,
+        client: AsyncWebClient,
     ) -> AsyncOAuthSettings | None:
         """Multi-workspace mode: Bolt's OAuth flow, its installations and states in our database
         (async stores: nothing blocks the loop)."""
         if oauth is None or installs is None:
             return None
-        from adapters.slack.installs import StoreStates
+        from adapters.slack.installs import StoreStates, install_callbacks
 
         states = StoreStates(self.runtime.store.installations, self.runtime.clock.now)
         return AsyncOAuthSettings(
@@ -187,6 +198,7 @@ class SlackSurface:
             state_store=states,
             install_path=INSTALL_PATH,
             redirect_uri_path=REDIRECT_PATH,
+            callback_options=install_callbacks(client, oauth.client_id, oauth.client_secret),
         )
 
     async def ready(self) -> bool:

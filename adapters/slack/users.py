@@ -19,7 +19,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.web import TokenSource, error_code
+from adapters.slack.web import Rejected, TokenSource, error_code, with_token
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +45,13 @@ class SlackUsers:
         admins: frozenset[str],
         *,
         tokens: TokenSource | None = None,
+        rejected: Rejected | None = None,
         ttl: float = NAME_TTL_SECONDS,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
         self.tokens = tokens  # multi-workspace: the bot token of the person's workspace
+        self.rejected = rejected  # ... and the newer one when Slack rejects it (web.with_token)
         self.admins = admins
         self.ttl = ttl
         self._now = now
@@ -143,8 +145,9 @@ class SlackUsers:
         return _name(info) if info else fallback
 
     async def is_admin(self, user_id: str, *, team: str = "") -> bool:
-        """Listed in ZEROQUIZ_SLACK_ADMINS, or a workspace admin or owner right now."""
-        if user_id in self.admins:
+        """Listed in ZEROQUIZ_SLACK_ADMINS (bare, or as `team:user` for this workspace), or a
+        workspace admin or owner right now."""
+        if user_id in self.admins or f"{team}:{user_id}" in self.admins:
             return True
         info = await self._info(user_id, team)
         if info is None:
@@ -173,7 +176,9 @@ class SlackUsers:
                 if token is None:
                     log.warning("users.info for %s: workspace %s is not installed", user_id, team)
                     return None
-                response = await self.client.users_info(user=user_id, token=token)
+                response = await with_token(
+                    team, token, self.client.users_info, self.rejected, user=user_id
+                )
         except Exception as exc:
             log.warning("users.info for %s failed: %s", user_id, error_code(exc))
             return None

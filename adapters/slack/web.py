@@ -7,7 +7,9 @@ to fix it (passing ones are tried again later by the core).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
@@ -26,6 +28,11 @@ from bot.model import Lang
 TIMEOUT_SECONDS = 15
 # Multi-workspace mode: the bot token of a workspace (team id), None when it is not installed.
 TokenSource = Callable[[str], Awaitable[str | None]]
+# Slack no longer accepts this token: another may be in the database by now (installs.TeamTokens
+# .rejected: (team, token) -> the newer token, or None).
+REJECTED = frozenset({"invalid_auth", "token_revoked", "account_inactive"})
+Rejected = Callable[[str, str], Awaitable[str | None]]
+log = logging.getLogger(__name__)
 
 # Slack error codes -> catalogue keys whose text tells an admin what to do.
 _REASONS: dict[str, str] = {
@@ -87,3 +94,28 @@ def reason_for(code: str, lang: Lang) -> str:
         return t(lang, "slack_err_unreachable")
     key = _REASONS.get(code)
     return t(lang, key) if key else t(lang, "slack_err_other", error=code)
+
+
+async def with_token(
+    team: str,
+    token: str | None,
+    call: Callable[..., Awaitable[Any]],
+    rejected: Rejected | None,
+    /,
+    **args: Any,
+) -> Any:
+    """`call(token=token, **args)`; if Slack rejects that workspace token, once more with the
+    one the database holds now (a re-installation another replica stored), if there is one."""
+    try:
+        return await call(token=token, **args)
+    except SlackApiError as exc:
+        if token is None or rejected is None or error_code(exc) not in REJECTED:
+            raise
+        try:
+            fresh = await rejected(team, token)
+        except Exception:  # the database did not answer: the rejection stands
+            raise exc from None
+        if fresh is None:
+            raise
+        log.info("workspace %s: its token was rejected; using the one stored now", team)
+        return await call(token=fresh, **args)

@@ -130,6 +130,13 @@ MESSAGES: dict[str, str] = {
     "slack_err_busy": "Slack is rate-limiting the app. Try again in a minute.",
     "slack_err_unreachable": "Slack could not be reached. Try again in a minute.",
     "slack_err_other": "Slack answered `{error}`. Try again, or ask an admin to check the logs.",
+    "slack_org_install_title": "ZeroQuiz was not installed",
+    "slack_org_install_refused": (
+        "ZeroQuiz installs into one workspace at a time, not into a whole Enterprise Grid "
+        "organisation: its questions, scores and admins belong to a workspace. Nothing was kept. "
+        "Go back to Slack and add ZeroQuiz to a workspace of your organisation instead (an org "
+        "admin can also choose which workspaces get it)."
+    ),
     # discord
     "discord_cmd_group": "ZeroQuiz: learn ZeRO and sharded optimizers",
     "discord_cmd_question": "Post a question in this channel now",

@@ -135,6 +135,13 @@ MESSAGES: dict[str, str] = {
     "slack_err_busy": "Slack sedang membatasi laju aplikasi. Coba lagi sebentar lagi.",
     "slack_err_unreachable": "Slack tidak bisa dihubungi. Coba lagi sebentar lagi.",
     "slack_err_other": "Slack menjawab `{error}`. Coba lagi, atau minta admin memeriksa log.",
+    "slack_org_install_title": "ZeroQuiz tidak terpasang",
+    "slack_org_install_refused": (
+        "ZeroQuiz dipasang ke satu workspace setiap kali, bukan ke seluruh organisasi Enterprise "
+        "Grid: soal, skor, dan adminnya milik satu workspace. Tidak ada yang disimpan. Kembali ke "
+        "Slack dan tambahkan ZeroQuiz ke salah satu workspace organisasi Anda (admin org juga "
+        "dapat memilih workspace mana yang mendapatkannya)."
+    ),
     # discord
     "discord_cmd_group": "ZeroQuiz: belajar ZeRO dan optimizer ter-shard",
     "discord_cmd_question": "Kirim satu soal di channel ini sekarang",

@@ -1,13 +1,17 @@
 """Slack installations (one bot per workspace) and the one-time states of the OAuth flow.
 
 The bot token is stored as the adapter hands it over: already sealed (adapters/slack/installs.py).
-A state is consumed at most once: the UPDATE that marks it consumed is the check.
+A state is consumed at most once: the UPDATE that marks it consumed is the check. A workspace has
+one installation whatever its enterprise: Slack team ids are unique, and a workspace that joins an
+Enterprise Grid (or leaves one) keeps its id, so a new install replaces the row of the old
+enterprise. Removal events are acted on once per event_id (`first_delivery`), across replicas.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Engine
@@ -24,13 +28,21 @@ class InstallationRecord:
     installed_at: datetime | None = None
 
 
+EVENTS_KEPT = timedelta(days=1)  # Slack retries an event for about an hour at most
+
+
 class InstallationTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
 
     async def save(self, record: InstallationRecord, now: datetime) -> None:
-        """Install or re-install (a new token replaces the old one)."""
+        """Install or re-install (a new token replaces the old one, in any enterprise)."""
         async with self._e.transaction() as tx:
+            await tx.execute(
+                "DELETE FROM installations WHERE team = $1 AND enterprise <> $2",
+                record.team,
+                record.enterprise,
+            )
             await tx.execute(
                 """INSERT INTO installations
                        (enterprise, team, bot_token_sealed, bot_id, bot_user_id, scopes,
@@ -59,23 +71,62 @@ class InstallationTable:
                     FROM installations WHERE {where} ORDER BY installed_at DESC""",
                 *args,
             )
-        if row is None:
-            return None
-        return InstallationRecord(
-            team=str(row["team"]),
-            enterprise=str(row["enterprise"]),
-            bot_token_sealed=str(row["bot_token_sealed"]),
-            bot_id=str(row["bot_id"]),
-            bot_user_id=str(row["bot_user_id"]),
-            scopes=str(row["scopes"]),
-            installed_at=from_ms(int(row["installed_at"])),
-        )
+        return None if row is None else _record(row)
+
+    async def every(self) -> list[InstallationRecord]:
+        """Every installation (the start-up key check and re-sealing read them all)."""
+        async with self._e.reader() as c:
+            rows = await c.fetch(
+                """SELECT enterprise, team, bot_token_sealed, bot_id, bot_user_id, scopes,
+                          installed_at
+                   FROM installations ORDER BY installed_at DESC"""
+            )
+        return [_record(row) for row in rows]
+
+    async def reseal(self, record: InstallationRecord, sealed: str) -> bool:
+        """Replace the sealed token of `record` if it is still the one read (compare and swap:
+        a re-install or another replica's re-sealing in between wins)."""
+        async with self._e.transaction() as tx:
+            changed = await tx.execute(
+                """UPDATE installations SET bot_token_sealed = $1
+                   WHERE enterprise = $2 AND team = $3 AND bot_token_sealed = $4""",
+                sealed,
+                record.enterprise,
+                record.team,
+                record.bot_token_sealed,
+            )
+        return changed == 1
+
+    async def first_delivery(self, event_id: str, now: datetime) -> bool:
+        """True the first time an event id is seen here (by any replica), False ever after
+        (within EVENTS_KEPT: older ids are swept by the same transaction)."""
+        async with self._e.transaction() as tx:
+            await tx.execute(
+                "DELETE FROM slack_events_seen WHERE seen_at < $1", to_ms(now - EVENTS_KEPT)
+            )
+            added = await tx.execute(
+                """INSERT INTO slack_events_seen (event_id, seen_at) VALUES ($1, $2)
+                   ON CONFLICT (event_id) DO NOTHING""",
+                event_id,
+                to_ms(now),
+            )
+        return added == 1
 
     async def delete(self, enterprise: str | None, team: str) -> int:
         """Forget a workspace's installation; how many rows went."""
         where, args = _key(enterprise, team)
         async with self._e.transaction() as tx:
             return await tx.execute(f"DELETE FROM installations WHERE {where}", *args)
+
+    async def delete_installed_before(self, team: str, when: datetime) -> int:
+        """Forget the workspace's installation only if it is older than `when` (a removal event
+        from before a re-installation must not delete the new one); how many rows went."""
+        async with self._e.transaction() as tx:
+            return await tx.execute(
+                "DELETE FROM installations WHERE team = $1 AND installed_at < $2",
+                team,
+                to_ms(when),
+            )
 
     async def issue_state(self, state: str, expires_at: datetime) -> None:
         async with self._e.transaction() as tx:
@@ -96,6 +147,18 @@ class InstallationTable:
             )
             await tx.execute("DELETE FROM oauth_states WHERE expires_at <= $1", to_ms(now))
         return changed == 1
+
+
+def _record(row: Any) -> InstallationRecord:
+    return InstallationRecord(
+        team=str(row["team"]),
+        enterprise=str(row["enterprise"]),
+        bot_token_sealed=str(row["bot_token_sealed"]),
+        bot_id=str(row["bot_id"]),
+        bot_user_id=str(row["bot_user_id"]),
+        scopes=str(row["scopes"]),
+        installed_at=from_ms(int(row["installed_at"])),
+    )
 
 
 def _key(enterprise: str | None, team: str) -> tuple[str, tuple[str, ...]]:

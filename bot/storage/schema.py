@@ -287,6 +287,19 @@ def _v10(s: Spelling) -> Sequence[str]:
     )
 
 
+# Slack removal events (app_uninstalled, tokens_revoked) already acted on, by their event_id:
+# Slack delivers an event again when it saw no answer in time, and a replayed one must not delete
+# the installation that came after it. Kept for a day (bot/storage/installations.py).
+def _slack_events_seen(s: Spelling) -> Sequence[str]:
+    return (
+        """CREATE TABLE slack_events_seen (
+        event_id TEXT PRIMARY KEY,
+        seen_at BIGINT NOT NULL
+    )""",
+        "CREATE INDEX slack_events_seen_at ON slack_events_seen (seen_at)",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -307,6 +320,13 @@ STEPS: tuple[Step, ...] = (
     # What the platform holds, not the quiz's history: a restored backup must not claim commands
     # it never registered, so a copy or a restore syncs once more.
     Step(10, "the command set last synced with a platform", _v10, not_copied=("command_syncs",)),
+    # Delivery bookkeeping of Slack's, not the quiz's.
+    Step(
+        11,
+        "Slack removal events already acted on",
+        _slack_events_seen,
+        not_copied=("slack_events_seen",),
+    ),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

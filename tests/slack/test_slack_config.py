@@ -135,3 +135,24 @@ async def test_surface_from_env_and_a_rejected_token(
             assert secret not in logged
     finally:
         await runtime.close()
+
+
+def test_admins_are_scoped_to_their_workspace_and_must_be_with_many_workspaces() -> None:
+    from fake_slack import CLIENT_ID, CLIENT_SECRET, TOKEN_KEY
+
+    single = load_config(
+        {"SLACK_BOT_TOKEN": BOT, "SLACK_SIGNING_SECRET": SECRET,
+         "ZEROQUIZ_SLACK_ADMINS": "U0ADMIN1,T0TEAM:U0ADMIN2"}
+    )  # fmt: skip
+    assert single is not None and single.admins == frozenset({"U0ADMIN1", "T0TEAM:U0ADMIN2"})
+    oauth = {
+        "SLACK_CLIENT_ID": CLIENT_ID, "SLACK_CLIENT_SECRET": CLIENT_SECRET,
+        "SLACK_SIGNING_SECRET": SECRET, "ZEROQUIZ_TOKEN_KEY": TOKEN_KEY,
+    }  # fmt: skip
+    many = load_config(oauth | {"ZEROQUIZ_SLACK_ADMINS": "T0ALPHA:U0ADMIN1, T0BRAVO:W0ADMIN2"})
+    assert many is not None and many.admins == frozenset({"T0ALPHA:U0ADMIN1", "T0BRAVO:W0ADMIN2"})
+    # A bare user ID would be an admin in every workspace that installs the app: refused.
+    message = config_error(oauth | {"ZEROQUIZ_SLACK_ADMINS": "T0ALPHA:U0ADMIN1,U0ADMIN2"})
+    assert message.startswith("ZEROQUIZ_SLACK_ADMINS") and "workspace:user" in message
+    assert "\n" not in message and "U0ADMIN2" not in message
+    assert "ZEROQUIZ_SLACK_ADMINS" in config_error(oauth | {"ZEROQUIZ_SLACK_ADMINS": "T0A:bob"})
