@@ -26,6 +26,7 @@ from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.front import Front, HttpLimits, http_limits, serve_app
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
@@ -71,7 +72,11 @@ def surface_from_env(
     config = load_config(env)
     if config is None:
         return None
-    return SlackSurface(config, runtime, host=host, port=port)
+    try:
+        limits = http_limits(env) if config.app_token is None else HttpLimits()  # HTTP only
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return SlackSurface(config, runtime, host=host, port=port, limits=limits)
 
 
 class SlackSurface:
@@ -85,8 +90,10 @@ class SlackSurface:
         host: str,
         port: int,
         backoff: RetryIntervalCalculator = default_interval_calculator,
+        limits: HttpLimits | None = None,
     ) -> None:
         self.config = config
+        self.limits = limits or HttpLimits()  # HTTP mode's timeouts and connection cap
         self.backoff = backoff  # between slack_sdk's retries (tests shorten the real waits)
         self.runtime = runtime
         self.host = host
@@ -97,6 +104,7 @@ class SlackSurface:
         self._session: aiohttp.ClientSession | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
+        self.front: Front | None = None  # HTTP mode: its connections (counts for tests, benches)
         self._users: SlackUsers | None = None
         self._replies: Replies | None = None
 
@@ -162,10 +170,11 @@ class SlackSurface:
             web_app = self.app.web_app(path=EVENTS_PATH)
             secret = self.config.signing_secret or ""
             web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH))
-            web_app.add_routes(self.runtime.health.routes())  # /healthz, /readyz, /metrics
-            self._runner = web.AppRunner(web_app, handle_signals=False, access_log=None)
-            await self._runner.setup()
-            await web.TCPSite(self._runner, self.host, self.port).start()
+            # /healthz, /readyz and /metrics are not here: they have their own listener,
+            # loopback by default (adapters/health.py), not the internet's.
+            self._runner, self.front = await serve_app(
+                web_app, self.host, self.port, self.limits, "slack"
+            )
             log.info("Slack: HTTP mode on %s", self.url)
 
     def _oauth_settings(
