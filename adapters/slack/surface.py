@@ -184,10 +184,13 @@ class SlackSurface:
         (async stores: nothing blocks the loop)."""
         if oauth is None or installs is None:
             return None
-        from adapters.slack.installs import StoreStates
+        from adapters.slack.installs import EncodedAuthorizeUrl, StoreStates
 
-        states = StoreStates(self.runtime.store.installations, self.runtime.clock.now)
-        return AsyncOAuthSettings(
+        # Signed states: opening /slack/install writes nothing (installs.py).
+        states = StoreStates(
+            self.runtime.store.installations, oauth.client_secret, self.runtime.clock.now
+        )
+        settings = AsyncOAuthSettings(
             client_id=oauth.client_id,
             client_secret=oauth.client_secret,
             scopes=list(BOT_SCOPES),
@@ -197,6 +200,15 @@ class SlackSurface:
             install_path=INSTALL_PATH,
             redirect_uri_path=REDIRECT_PATH,
         )
+        made = settings.authorize_url_generator  # Bolt's own, pasting `team=` unencoded
+        settings.authorize_url_generator = EncodedAuthorizeUrl(
+            client_id=made.client_id,
+            redirect_uri=made.redirect_uri,
+            scopes=made.scopes,
+            user_scopes=made.user_scopes,
+            authorization_url=made.authorization_url,
+        )
+        return settings
 
     async def ready(self) -> bool:
         """HTTP mode: serving. Socket Mode: the websocket is open and answering pings."""

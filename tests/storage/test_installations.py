@@ -38,3 +38,17 @@ async def test_a_state_is_good_once_and_only_before_it_expires(db: Store) -> Non
     assert not await rows.consume_state("s1", NOW)  # reused
     assert not await rows.consume_state("never-issued", NOW)
     assert not await rows.consume_state("s2", NOW + timedelta(minutes=11))  # expired
+
+
+async def test_a_signed_state_is_recorded_once_swept_when_expired_and_bounded(db: Store) -> None:
+    """Signed states reach the database only when a redirect uses them: once each, expired rows
+    swept at each use, and no more than `most` recorded at a time."""
+    rows = db.installations
+    soon, later = NOW + timedelta(minutes=5), NOW + timedelta(minutes=10)
+    assert await rows.use_signed_state("a", soon, NOW, most=2)
+    assert not await rows.use_signed_state("a", soon, NOW, most=2)  # used already
+    assert await rows.use_signed_state("b", later, NOW, most=2)
+    assert not await rows.use_signed_state("c", later, NOW, most=2)  # two recorded: the bound
+    # Past "a"'s expiry it is swept, which leaves room for one more.
+    assert await rows.use_signed_state("c", later, NOW + timedelta(minutes=6), most=2)
+    assert not await rows.use_signed_state("b", later, NOW + timedelta(minutes=6), most=3)
