@@ -20,13 +20,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler
 from aiohttp.web_protocol import RequestHandler, RequestPayloadError
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 log = logging.getLogger(__name__)
 # aiohttp's per-connection log, given to its RequestHandler: client faults are demoted here.
@@ -148,6 +150,10 @@ class Front:
     @property
     def open(self) -> int:
         return len(self._guards)
+
+    @property
+    def in_request(self) -> int:
+        return len(self._guards) - len(self._waiting)
 
     def protocol(self, server: web.Server) -> asyncio.Protocol:
         """The protocol of one accepted connection (the listening socket's factory)."""
@@ -284,6 +290,33 @@ class _Guard(asyncio.Protocol):
         if not self._busy:
             self.front.timed_out += 1
             self.drop(why)
+
+
+class FrontMetrics(Collector):
+    """The front's connections for /metrics, read when scraped."""
+
+    def __init__(self, front: Front) -> None:
+        self.front = front
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        f = self.front
+        open_now = GaugeMetricFamily(
+            "zeroquiz_http_connections",
+            "Open connections to a listener, by state (waiting: idle or sending a head)",
+            labels=["listener", "state"],
+        )
+        open_now.add_metric([f.name, "in_request"], f.in_request)
+        open_now.add_metric([f.name, "waiting"], f.open - f.in_request)
+        yield open_now
+        closed = CounterMetricFamily(
+            "zeroquiz_http_connections_closed",
+            "Connections the front closed: refused at the cap, displaced, timed out",
+            labels=["listener", "reason"],
+        )
+        closed.add_metric([f.name, "refused"], f.refused)
+        closed.add_metric([f.name, "displaced"], f.displaced)
+        closed.add_metric([f.name, "timed_out"], f.timed_out)
+        yield closed
 
 
 class GuardedSite(web.BaseSite):

@@ -26,7 +26,7 @@ from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.front import Front, HttpLimits, http_limits, serve_app
+from adapters.front import Front, FrontMetrics, HttpLimits, http_limits, serve_app
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
@@ -105,6 +105,7 @@ class SlackSurface:
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
         self.front: Front | None = None  # HTTP mode: its connections (counts for tests, benches)
+        self._front_metrics: FrontMetrics | None = None
         self._users: SlackUsers | None = None
         self._replies: Replies | None = None
 
@@ -175,6 +176,8 @@ class SlackSurface:
             self._runner, self.front = await serve_app(
                 web_app, self.host, self.port, self.limits, "slack"
             )
+            self._front_metrics = FrontMetrics(self.front)
+            self.runtime.metrics.add_collector(self._front_metrics)
             log.info("Slack: HTTP mode on %s", self.url)
 
     def _oauth_settings(
@@ -239,6 +242,9 @@ class SlackSurface:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._front_metrics is not None:
+            self.runtime.metrics.remove_collector(self._front_metrics)
+            self._front_metrics = None
         await self.inflight.close(DRAIN_SECONDS)
         if self._users is not None:
             await self._users.close()
