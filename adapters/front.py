@@ -20,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -36,9 +37,10 @@ server_log = logging.getLogger("adapters.front.server")
 
 DEFAULT_MAX_CONNECTIONS = 1000
 # Open files kept for everything but inbound connections: the database and its journal files,
-# the outbound HTTP pools (Slack, Discord, reply URLs), PostgreSQL's pool, the health listener.
-RESERVED_FILES = 256
-BACKLOG = 1024  # the kernel queues this many before accept: a burst of connects isn't dropped
+# the outbound HTTP pools (Slack, Discord, reply URLs), PostgreSQL's pool, the health listener;
+# and the sockets of a burst that asyncio accepts (up to BACKLOG) before the front sees them.
+BACKLOG = 256  # the kernel queues this many before accept: a burst of connects isn't dropped
+RESERVED_FILES = 256 + BACKLOG
 LINGER_SECONDS = 2.0  # after an answer, how long aiohttp reads and drops an unread body
 REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -292,6 +294,48 @@ class _Guard(asyncio.Protocol):
             self.drop(why)
 
 
+class Gate:
+    """At most `rate` requests a second to `paths` (a bucket of `burst`), the rest answered 429
+    at once (about a tenth of the page's cost). For pages anyone may open that cost the loop a
+    millisecond each without ever waiting (Bolt's install page): aiohttp gives every connection
+    a turn of the loop, so a hundred pipelined connections of them would make each turn a
+    tenth of a second long, and a click waits several turns."""
+
+    def __init__(
+        self,
+        paths: tuple[str, ...],
+        *,
+        rate: float = 20.0,
+        burst: float = 40.0,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.paths = paths
+        self.rate = rate
+        self.burst = burst
+        self._now = now
+        self._tokens = burst
+        self._at = now()
+        self.refused = 0
+
+    def _take(self) -> bool:
+        now = self._now()
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path not in self.paths or self._take():
+            return await handler(request)
+        self.refused += 1
+        return web.json_response(
+            {"error": "too many requests"}, status=429, headers={"Retry-After": "1"}
+        )
+
+
 class FrontMetrics(Collector):
     """The front's connections for /metrics, read when scraped."""
 
@@ -344,10 +388,19 @@ class GuardedSite(web.BaseSite):
 
 
 async def serve_app(
-    app: web.Application, host: str, port: int, limits: HttpLimits, name: str
+    app: web.Application,
+    host: str,
+    port: int,
+    limits: HttpLimits,
+    name: str,
+    *,
+    gate: Gate | None = None,
 ) -> tuple[web.AppRunner, Front]:
-    """Serve `app` on host:port behind a Front: the runner (its `addresses`) and the front."""
+    """Serve `app` on host:port behind a Front (and a Gate on some paths, if given): the runner
+    (its `addresses`) and the front."""
     front = Front(limits, name)
+    if gate is not None:
+        app.middlewares.insert(0, gate.middleware)
     app.middlewares.insert(0, front.middleware)
     runner = web.AppRunner(
         app,

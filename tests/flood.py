@@ -8,9 +8,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import resource
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -120,32 +122,60 @@ def malformed_requests(url: str) -> Iterator[tuple[str, bytes]]:
     )
 
 
-async def install_flood(url: str, total: int, *, connections: int = 100) -> int:
-    """`total` GETs of /slack/install, pipelined on `connections` kept-alive connections (the
-    cheapest client there is, so the server's cost is what's measured); how many got 200."""
+STATUS = re.compile(rb"HTTP/1\.1 (\d{3}) ")
+
+
+async def install_flood(
+    url: str, total: int, *, connections: int = 100, rate: float | None = None
+) -> Counter[int]:
+    """`total` GETs of /slack/install from `connections` clients, pipelined on kept-alive
+    connections (the cheapest client there is, so the server's cost is what's measured), each
+    client connecting again when the server closes on it, until every GET is answered; all at
+    once or, with `rate`, that many a second (a bench's paced flood). The answers by status."""
     host, port = address(url)
     request = f"GET /slack/install?team=T0FLOOD HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n"
     each = total // connections
+    tick = connections / rate if rate else 0.0  # paced: one request a tick on each client
+    started = time.monotonic()
 
-    async def one() -> int:
-        reader, writer = await asyncio.open_connection(host, port)
-        try:
-            writer.write(request.encode() * each)
-            await writer.drain()
-            ok = seen = 0
-            tail = b""
-            while seen < each and (chunk := await reader.read(1 << 16)):
-                text = tail + chunk
-                seen += text.count(b"HTTP/1.1 ")
-                ok += text.count(b"HTTP/1.1 200 ")
-                tail = text[-8:]  # a status line split across reads is counted once
-                seen -= tail.count(b"HTTP/1.1 ")
-                ok -= tail.count(b"HTTP/1.1 200 ")
-            return ok + tail.count(b"HTTP/1.1 200 ")
-        finally:
-            writer.close()
+    async def one() -> Counter[int]:
+        statuses: Counter[int] = Counter()
+        sent = 0
+        while sum(statuses.values()) < each:
+            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                answered = sum(statuses.values())
+                if rate is None:
+                    writer.write(request.encode() * (each - answered))
+                    sent = each
+                else:
+                    if sent == answered:  # the next one is due (the lost ones go at once)
+                        await asyncio.sleep(max(0.0, started + sent * tick - time.monotonic()))
+                        sent += 1
+                    writer.write(request.encode() * (sent - answered))
+                await writer.drain()
+                tail = b""
+                while chunk := await reader.read(1 << 16):
+                    text = tail + chunk
+                    cut = text.rfind(b"HTTP/1.1 ")
+                    if cut > len(text) - 12:  # a status line split across reads: next time
+                        text, tail = text[:cut], text[cut:]
+                    else:
+                        tail = b""
+                    statuses.update(int(code) for code in STATUS.findall(text))
+                    if sum(statuses.values()) >= each:
+                        break
+                    if rate is not None and sum(statuses.values()) == sent:
+                        await asyncio.sleep(max(0.0, started + sent * tick - time.monotonic()))
+                        sent += 1
+                        writer.write(request.encode())
+            except ConnectionError:
+                pass
+            finally:
+                writer.close()
+        return statuses
 
-    return sum(await asyncio.gather(*(one() for _ in range(connections))))
+    return sum(await asyncio.gather(*(one() for _ in range(connections))), Counter())
 
 
 async def click_seconds(

@@ -26,7 +26,7 @@ from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.front import Front, FrontMetrics, HttpLimits, http_limits, serve_app
+from adapters.front import Front, FrontMetrics, Gate, HttpLimits, http_limits, serve_app
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
@@ -173,8 +173,10 @@ class SlackSurface:
             web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH))
             # /healthz, /readyz and /metrics are not here: they have their own listener,
             # loopback by default (adapters/health.py), not the internet's.
+            # Anyone may open the OAuth pages: beyond 20 a second they get 429 (front.Gate).
+            gate = Gate((INSTALL_PATH, REDIRECT_PATH)) if self.config.oauth else None
             self._runner, self.front = await serve_app(
-                web_app, self.host, self.port, self.limits, "slack"
+                web_app, self.host, self.port, self.limits, "slack", gate=gate
             )
             self._front_metrics = FrontMetrics(self.front)
             self.runtime.metrics.add_collector(self._front_metrics)

@@ -80,8 +80,12 @@ async def test_idle_connections_and_slow_bodies_leave_a_click_answered_within_a_
             assert max(loaded) < 1.0, (unloaded, loaded)
             assert (await fake.reply("U104"))["response_type"] == "ephemeral"  # its verdict
             # Under its cap: the idle connections made room for the slow ones and the clicks.
-            assert serve.proc.pid is not None
-            assert open_files(serve.proc.pid) <= DEFAULT_MAX_CONNECTIONS + RESERVED_FILES
+            pid = serve.proc.pid
+            await poll(
+                lambda: open_files(pid) <= DEFAULT_MAX_CONNECTIONS + RESERVED_FILES,
+                "the child's open files under its cap and reserve",
+                10,
+            )
             for what, raw in malformed_requests(url):
                 answer = await exchange(url, raw)
                 assert answer == b"" or re.match(rb"HTTP/1\.[01] 4\d\d ", answer), (what, answer)
@@ -194,7 +198,11 @@ async def test_an_install_flood_writes_nothing_and_leaves_clicks_as_fast(
         before = sorted([await click_seconds(http, fake, url, f"U{n}") for n in range(10, 30)])
         size = database_bytes(db)
 
-        assert await install_flood(url, 10_000) == 10_000
+        answered = await install_flood(url, 10_000)
+        # Every GET answered: the page, or (beyond the few handled at once and the queue behind
+        # them) 429 at once.
+        assert set(answered) <= {200, 429} and answered.total() == 10_000, answered
+        assert answered[200] >= 100, answered
         assert states(db) == 1  # the one install's state; none for the flood
         # Within a few kB: the display names of the clicks just before are stored in the
         # background (a WAL page or two); before, each GET committed a row (34 MiB in 15 s).
