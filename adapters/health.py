@@ -2,8 +2,9 @@
 
 /healthz answers 200 while the event loop runs. /readyz answers 200 only when every configured
 surface says it is connected and the database answers a trivial query, else 503 with a JSON body
-naming each part's state. The routes go on their own server (ZEROQUIZ_METRICS_PORT) and, in
-Slack's HTTP mode, beside /slack/events.
+naming each part's state. The routes go on their own server (ZEROQUIZ_METRICS_PORT, on
+127.0.0.1 unless ZEROQUIZ_METRICS_HOST says otherwise), never on Slack's public listener: what the
+process is doing is for its operator, not for whoever reaches /slack/events.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from typing import Protocol
 
 from aiohttp import web
 
+from adapters.front import HttpLimits, serve_app
 from adapters.metrics import CONTENT_TYPE, Metrics
 from bot.storage import Store
 
 log = logging.getLogger(__name__)
 
 DB_TIMEOUT = 2.0  # a database slower than this to say "1" is not ready
+# A health checker and a Prometheus scraper need a handful of connections, not more.
+LIMITS = HttpLimits(max_connections=64)
 
 
 class Ready(Protocol):
@@ -95,13 +99,7 @@ async def start_server(health: Health, host: str, port: int) -> web.AppRunner:
     """The health and metrics routes on their own server; port 0 takes a free one (logged)."""
     app = web.Application()
     app.add_routes(health.routes())
-    runner = web.AppRunner(app, handle_signals=False, access_log=None)
-    await runner.setup()
-    try:
-        await web.TCPSite(runner, host, port).start()
-    except BaseException:
-        await runner.cleanup()
-        raise
+    runner, _ = await serve_app(app, host, port, LIMITS, "health")
     bound_host, bound_port = runner.addresses[0][:2]
     log.info("health and metrics on http://%s:%s", bound_host, bound_port)
     return runner

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
 
 from bot import reviewing
 from bot.model import ChannelRef
@@ -96,6 +97,13 @@ class Metrics:
             buckets=DB,
             registry=r,
         )
+
+    def add_collector(self, collector: Collector) -> None:
+        """Metrics read when scraped, from a part that counts for itself (adapters/front.py)."""
+        self.registry.register(collector)
+
+    def remove_collector(self, collector: Collector) -> None:
+        self.registry.unregister(collector)
 
     def render(self) -> bytes:
         """The Prometheus text exposition of this registry."""

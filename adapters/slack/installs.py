@@ -7,15 +7,25 @@ which holds the key, can of course still use them. Only bot-scope installations 
 are kept (Bolt runs with `installation_store_bot_only`): an org-wide Enterprise Grid install is
 refused (OrgInstall), and a workspace is found by its team id whatever enterprise a request
 names, so one installed before it joined a Grid keeps working.
+
+OAuth states are signed, not stored: `/slack/install`, which anyone may open, writes nothing.
+A state is 16 random bytes, its expiry and an HMAC-SHA256 of both under a key derived from the
+client secret (so every replica checks every other's states); a redirect with a state whose MAC,
+or expiry, doesn't hold is refused before any database is asked, and one that holds is recorded
+as used (oauth_states, swept and bounded) so it can't be used twice.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import html
 import logging
 import secrets
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from urllib.parse import quote, urlencode
 
 from slack_bolt.error import BoltError
 from slack_bolt.oauth.async_callback_options import (
@@ -24,6 +34,7 @@ from slack_bolt.oauth.async_callback_options import (
     AsyncSuccessArgs,
 )
 from slack_bolt.response import BoltResponse
+from slack_sdk.oauth.authorize_url_generator import AuthorizeUrlGenerator
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
@@ -42,6 +53,10 @@ STATE_TTL = timedelta(minutes=10)
 # Slack's event_time is whole seconds, and its clock and ours differ a little (NTP): a removal
 # event counts as older than the installation only when it is older by more than this.
 REMOVAL_SKEW = timedelta(seconds=2)
+# Used states kept to refuse a second use: each lives STATE_TTL, so this many installs can be
+# under way at once (a few hundred bytes a row: the table stays under a few MiB).
+MOST_USED_STATES = 10_000
+_NONCE, _EXPIRY, _MAC = 16, 8, 16  # bytes in a signed state
 
 
 def sealer(key: str) -> Sealer:
@@ -256,24 +271,74 @@ def install_callbacks(
 
 
 class StoreStates(AsyncOAuthStateStore):
-    """One-time OAuth states in the `oauth_states` table, valid for STATE_TTL."""
+    """Signed, expiring OAuth states: issuing one costs no write; using one records it once."""
 
-    def __init__(self, installations: InstallationTable, now: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        installations: InstallationTable,
+        secret: str,
+        now: Callable[[], datetime],
+        *,
+        most: int = MOST_USED_STATES,
+    ) -> None:
         self._rows = installations
+        self._key = hmac.new(secret.encode(), b"zeroquiz oauth state v1", hashlib.sha256).digest()
         self._now = now
+        self._most = most
         self._log = log
 
     @property
     def logger(self) -> logging.Logger:
         return self._log
 
+    def _mac(self, body: bytes) -> bytes:
+        return hmac.new(self._key, body, hashlib.sha256).digest()[:_MAC]
+
     async def async_issue(self, *args: object, **kwargs: object) -> str:
-        state = secrets.token_urlsafe(32)
-        await self._rows.issue_state(state, self._now() + STATE_TTL)
-        return state
+        expires = int((self._now() + STATE_TTL).timestamp())
+        body = secrets.token_bytes(_NONCE) + expires.to_bytes(_EXPIRY, "big")
+        return base64.urlsafe_b64encode(body + self._mac(body)).decode().rstrip("=")
+
+    def expiry(self, state: str) -> datetime | None:
+        """When a state issued here expires; None for one not issued here (or malformed)."""
+        try:
+            raw = base64.urlsafe_b64decode(state + "=" * (-len(state) % 4))
+        except (ValueError, TypeError):
+            return None
+        if len(raw) != _NONCE + _EXPIRY + _MAC:
+            return None
+        body, mac = raw[: _NONCE + _EXPIRY], raw[_NONCE + _EXPIRY :]
+        if not hmac.compare_digest(mac, self._mac(body)):
+            return None
+        return datetime.fromtimestamp(int.from_bytes(body[_NONCE:], "big"), UTC)
 
     async def async_consume(self, state: str) -> bool:
-        return await self._rows.consume_state(state, self._now())
+        expires = self.expiry(state)
+        now = self._now()
+        if expires is None or expires <= now:
+            return False
+        used = await self._rows.use_signed_state(state, expires, now, most=self._most)
+        if not used:
+            log.info("slack: refused an OAuth redirect whose state was used already")
+        return used
+
+
+class EncodedAuthorizeUrl(AuthorizeUrlGenerator):
+    """slack_sdk's authorize URL with every value URL-encoded: `/slack/install?team=` is the
+    visitor's text, pasted as it is by slack_sdk (an `&` in it would add parameters)."""
+
+    def generate(self, state: str, team: str | None = None) -> str:
+        params = {
+            "state": state,
+            "client_id": self.client_id,
+            "scope": ",".join(self.scopes or []),
+            "user_scope": ",".join(self.user_scopes or []),
+        }
+        if self.redirect_uri is not None:
+            params["redirect_uri"] = self.redirect_uri
+        if team is not None:
+            params["team"] = team
+        return f"{self.authorization_url}?{urlencode(params, quote_via=quote, safe=',')}"
 
 
 class TeamTokens:

@@ -26,6 +26,7 @@ from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.front import Front, FrontMetrics, Gate, HttpLimits, http_limits, serve_app
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
@@ -71,7 +72,11 @@ def surface_from_env(
     config = load_config(env)
     if config is None:
         return None
-    return SlackSurface(config, runtime, host=host, port=port)
+    try:
+        limits = http_limits(env) if config.app_token is None else HttpLimits()  # HTTP only
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return SlackSurface(config, runtime, host=host, port=port, limits=limits)
 
 
 class SlackSurface:
@@ -85,8 +90,10 @@ class SlackSurface:
         host: str,
         port: int,
         backoff: RetryIntervalCalculator = default_interval_calculator,
+        limits: HttpLimits | None = None,
     ) -> None:
         self.config = config
+        self.limits = limits or HttpLimits()  # HTTP mode's timeouts and connection cap
         self.backoff = backoff  # between slack_sdk's retries (tests shorten the real waits)
         self.runtime = runtime
         self.host = host
@@ -97,6 +104,8 @@ class SlackSurface:
         self._session: aiohttp.ClientSession | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
+        self.front: Front | None = None  # HTTP mode: its connections (counts for tests, benches)
+        self._front_metrics: FrontMetrics | None = None
         self._users: SlackUsers | None = None
         self._replies: Replies | None = None
 
@@ -170,10 +179,15 @@ class SlackSurface:
             web_app = self.app.web_app(path=EVENTS_PATH)
             secret = self.config.signing_secret or ""
             web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH))
-            web_app.add_routes(self.runtime.health.routes())  # /healthz, /readyz, /metrics
-            self._runner = web.AppRunner(web_app, handle_signals=False, access_log=None)
-            await self._runner.setup()
-            await web.TCPSite(self._runner, self.host, self.port).start()
+            # /healthz, /readyz and /metrics are not here: they have their own listener,
+            # loopback by default (adapters/health.py), not the internet's.
+            # Anyone may open the OAuth pages: beyond 20 a second they get 429 (front.Gate).
+            gate = Gate((INSTALL_PATH, REDIRECT_PATH)) if self.config.oauth else None
+            self._runner, self.front = await serve_app(
+                web_app, self.host, self.port, self.limits, "slack", gate=gate
+            )
+            self._front_metrics = FrontMetrics(self.front)
+            self.runtime.metrics.add_collector(self._front_metrics)
             log.info("Slack: HTTP mode on %s", self.url)
 
     def _oauth_settings(
@@ -186,10 +200,13 @@ class SlackSurface:
         (async stores: nothing blocks the loop)."""
         if oauth is None or installs is None:
             return None
-        from adapters.slack.installs import StoreStates, install_callbacks
+        from adapters.slack.installs import EncodedAuthorizeUrl, StoreStates, install_callbacks
 
-        states = StoreStates(self.runtime.store.installations, self.runtime.clock.now)
-        return AsyncOAuthSettings(
+        # Signed states: opening /slack/install writes nothing (installs.py).
+        states = StoreStates(
+            self.runtime.store.installations, oauth.client_secret, self.runtime.clock.now
+        )
+        settings = AsyncOAuthSettings(
             client_id=oauth.client_id,
             client_secret=oauth.client_secret,
             scopes=list(BOT_SCOPES),
@@ -200,6 +217,15 @@ class SlackSurface:
             redirect_uri_path=REDIRECT_PATH,
             callback_options=install_callbacks(client, oauth.client_id, oauth.client_secret),
         )
+        made = settings.authorize_url_generator  # Bolt's own, pasting `team=` unencoded
+        settings.authorize_url_generator = EncodedAuthorizeUrl(
+            client_id=made.client_id,
+            redirect_uri=made.redirect_uri,
+            scopes=made.scopes,
+            user_scopes=made.user_scopes,
+            authorization_url=made.authorization_url,
+        )
+        return settings
 
     async def ready(self) -> bool:
         """HTTP mode: serving. Socket Mode: the websocket is open and answering pings."""
@@ -230,6 +256,9 @@ class SlackSurface:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._front_metrics is not None:
+            self.runtime.metrics.remove_collector(self._front_metrics)
+            self._front_metrics = None
         await self.inflight.close(DRAIN_SECONDS)
         if self._users is not None:
             await self._users.close()

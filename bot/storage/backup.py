@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bot.storage.errors import DatabaseUnusable
+from bot.storage.place import create_private
 
 KEEP_PRE_MIGRATION = 3
 
@@ -31,6 +32,7 @@ def _sqlite_copy(source: str, dest: Path) -> None:
     """The backup API, all pages in one step (one snapshot), into a file left in DELETE mode."""
     src = sqlite3.connect(f"file:{quote(source)}?mode=rw", uri=True, timeout=5)
     try:
+        create_private(dest)  # a backup holds everything the database does: 0600 too
         dst = sqlite3.connect(dest, isolation_level=None)
         try:
             src.backup(dst)

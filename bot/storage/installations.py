@@ -5,6 +5,10 @@ A state is consumed at most once: the UPDATE that marks it consumed is the check
 one installation whatever its enterprise: Slack team ids are unique, and a workspace that joins an
 Enterprise Grid (or leaves one) keeps its id, so a new install replaces the row of the old
 enterprise. Removal events are acted on once per event_id (`first_delivery`), across replicas.
+Signed states
+(issued with no write at all, adapters/slack/installs.py) are recorded only when a redirect uses
+them: the INSERT that records one is the check, the table is swept of expired rows at each use
+and holds at most a given number, so no stranger can grow it without bound.
 """
 
 from __future__ import annotations
@@ -147,6 +151,23 @@ class InstallationTable:
             )
             await tx.execute("DELETE FROM oauth_states WHERE expires_at <= $1", to_ms(now))
         return changed == 1
+
+    async def use_signed_state(
+        self, state: str, expires_at: datetime, now: datetime, *, most: int
+    ) -> bool:
+        """True once for a signed state (already checked by its signature) before it expires;
+        False ever after, and False while `most` unexpired states are recorded already."""
+        async with self._e.transaction() as tx:
+            await tx.execute("DELETE FROM oauth_states WHERE expires_at <= $1", to_ms(now))
+            if int(await tx.fetchval("SELECT COUNT(*) FROM oauth_states")) >= most:
+                return False
+            added = await tx.execute(
+                """INSERT INTO oauth_states (state, expires_at, consumed) VALUES ($1, $2, 1)
+                   ON CONFLICT (state) DO NOTHING""",
+                state,
+                to_ms(expires_at),
+            )
+        return added == 1
 
 
 def _record(row: Any) -> InstallationRecord:

@@ -9,6 +9,10 @@ that is refused is left exactly as it was.
 A missing directory is created only when the caller says the location is ZeroQuiz's own (the
 per-user data directory): a typo in an operator's path must not start an empty leaderboard in a
 freshly made directory.
+
+What ZeroQuiz creates is its user's alone, whatever the umask: files 0600 (SQLite gives the
+`-wal`, `-shm` and `-journal` files the database file's mode), directories 0700. A file or
+directory that already exists keeps the mode its owner gave it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,21 @@ from bot.storage.errors import DatabaseUnusable, one_line
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 _WRITE_DIR = os.W_OK | os.X_OK  # create and delete files in it: the -wal and -shm files
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
+
+
+def create_private(path: Path) -> None:
+    """Create `path` empty with mode 0600 unless it exists (an empty file is a new SQLite
+    database), so SQLite never creates it with the umask's wider mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, PRIVATE_FILE)  # a umask could have taken bits away; never added any
+    finally:
+        os.close(fd)
 
 
 def check_place(path: Path, *, create_parent: bool = False) -> None:
@@ -73,7 +92,8 @@ def _check_new(path: Path, *, create_parent: bool) -> None:
                 "(ZeroQuiz creates only its default directory)",
             )
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+            folder.chmod(PRIVATE_DIR)
         except OSError as exc:
             raise DatabaseUnusable(
                 shown, f"cannot be created: directory {one_line(str(folder))}: {exc.strerror}"

@@ -27,6 +27,7 @@ from urllib.parse import quote
 import aiosqlite
 
 from bot.storage.engine import Dialect
+from bot.storage.place import create_private
 from bot.storage.slots import FairPool
 
 BUSY_TIMEOUT_MS = 5000
@@ -108,6 +109,8 @@ class SqliteEngine:
     async def open(cls, path: str | Path, *, readers: int = READERS) -> SqliteEngine:
         target = str(path)
         memory = target == ":memory:"
+        if not memory:
+            create_private(Path(target))  # 0600, and so its -wal and -shm, whatever the umask
         writer = await _connect(target)
         opened: list[aiosqlite.Connection] = [writer]
         try:

@@ -48,3 +48,13 @@ def test_verify_is_clean(tmp_path: Path) -> None:
     unit.write_text(text)
     out = subprocess.run([ANALYZE, "verify", str(unit)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout + out.stderr == "", out.stdout + out.stderr
+
+
+def test_the_unit_gives_the_http_listener_room_for_its_connection_cap() -> None:
+    """systemd's default soft limit (1,024 open files) is below the cap plus what the rest
+    needs; the unit can't raise it itself (setrlimit is in @resources, which it filters)."""
+    from adapters.front import DEFAULT_MAX_CONNECTIONS, RESERVED_FILES
+
+    found = re.search(r"^LimitNOFILE=(\d+)$", UNIT.read_text(), re.M)
+    assert found is not None
+    assert int(found.group(1)) >= 2 * (DEFAULT_MAX_CONNECTIONS + RESERVED_FILES)

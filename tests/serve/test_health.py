@@ -101,7 +101,8 @@ async def test_slack_http_mode_health_readiness_metrics_and_notify(
     fake: FakeSlack, tmp_path: Path, serves: list[Serve], notify_socket: socket.socket
 ) -> None:
     """Not ready while Slack's token check hangs, ready once it answers (READY=1 then), the
-    routes beside /slack/events too, and the counters moving after real clicks."""
+    routes on their own loopback listener and not beside /slack/events, and the counters moving
+    after real clicks."""
     fake.holds["auth.test"] = 1  # the surface can't finish connecting until released
     env = slack_env(fake) | {
         "ZEROQUIZ_METRICS_PORT": "0",
@@ -126,8 +127,9 @@ async def test_slack_http_mode_health_readiness_metrics_and_notify(
         await wait_ready(http, base, 200)
         assert await notifications(notify_socket, "READY=1") == ["READY=1"]
         events = (await serve.wait_for_log(EVENTS_AT)).group(1).decode()
-        for path in ("/healthz", "/readyz", "/metrics"):  # beside /slack/events, same server
-            assert (await get(http, events + path))[0] == 200
+        for path in ("/healthz", "/readyz", "/metrics"):  # never on Slack's public listener
+            assert (await get(http, events + path))[0] == 404
+        assert base.startswith("http://127.0.0.1:")  # loopback unless ZEROQUIZ_METRICS_HOST
 
         slack = (("platform", "slack"),)
         before = samples((await get(http, base + "/metrics"))[1])

@@ -25,6 +25,7 @@ from fake_slack import (
 )
 from helpers import scrape
 
+from adapters.health import start_server
 from adapters.slack.port import PLATFORM
 from bot.bank import Bank
 from bot.clock import FakeClock
@@ -251,10 +252,19 @@ async def test_the_last_card_reviewed_at_home_leaves_the_usual_page_below_its_ve
 async def test_review_clicks_are_counted_on_the_metrics_page(
     slack: SlackHarness, fake: FakeSlack, clock: FakeClock, bank: Bank
 ) -> None:
-    """/metrics (beside /slack/events) counts review clicks by kind and the reviews that
+    """/metrics (on the health listener) counts review clicks by kind and the reviews that
     rescheduled a card by verdict; a repeated click is a click but no second review."""
-    assert slack.surface.url is not None
-    url = slack.surface.url.rsplit("/slack/", 1)[0] + "/metrics"
+    server = await start_server(slack.runtime.health, "127.0.0.1", 0)
+    try:
+        [site] = server.sites
+        await review_clicks_counted(slack, fake, clock, bank, site.name + "/metrics")
+    finally:
+        await server.cleanup()
+
+
+async def review_clicks_counted(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock, bank: Bank, url: str
+) -> None:
     review_clicks = "zeroquiz_review_clicks_total"
 
     def kind(name: str) -> tuple[str, tuple[tuple[str, str], ...]]:

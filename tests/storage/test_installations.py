@@ -83,3 +83,17 @@ async def test_an_event_id_is_a_first_delivery_once_and_is_forgotten_after_a_day
     assert await rows.first_delivery("Ev2", NOW)
     # A day on, the ids are swept: the table doesn't grow for ever.
     assert await rows.first_delivery("Ev1", NOW + timedelta(days=1, minutes=1))
+
+
+async def test_a_signed_state_is_recorded_once_swept_when_expired_and_bounded(db: Store) -> None:
+    """Signed states reach the database only when a redirect uses them: once each, expired rows
+    swept at each use, and no more than `most` recorded at a time."""
+    rows = db.installations
+    soon, later = NOW + timedelta(minutes=5), NOW + timedelta(minutes=10)
+    assert await rows.use_signed_state("a", soon, NOW, most=2)
+    assert not await rows.use_signed_state("a", soon, NOW, most=2)  # used already
+    assert await rows.use_signed_state("b", later, NOW, most=2)
+    assert not await rows.use_signed_state("c", later, NOW, most=2)  # two recorded: the bound
+    # Past "a"'s expiry it is swept, which leaves room for one more.
+    assert await rows.use_signed_state("c", later, NOW + timedelta(minutes=6), most=2)
+    assert not await rows.use_signed_state("b", later, NOW + timedelta(minutes=6), most=3)
