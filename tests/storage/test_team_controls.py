@@ -21,7 +21,7 @@ from bot.commands import Context, dispatch, parse_text
 from bot.model import TeamRef, UserRef
 from bot.quiz import Quiz
 from bot.storage import Store
-from bot.views import NoticeView, QuestionView
+from bot.views import PERIODS, NoticeView, QuestionView
 
 pytestmark = on_both_backends
 
@@ -145,7 +145,7 @@ async def test_a_new_season_starts_every_board_afresh_and_keeps_the_old_totals(
 
     started = await say(quiz, "season new")
     assert started.ok and "A new season began today" in started.text
-    for period in ("all", "week", "month"):
+    for period in PERIODS:
         board = await quiz.leaderboard(TEAM, period, lang="en", user=ADA)
         assert board.rows == () and board.me is None, period
         assert "season since " + clock.now().strftime("%Y-%m-%d") in board.title
@@ -153,7 +153,7 @@ async def test_a_new_season_starts_every_board_afresh_and_keeps_the_old_totals(
     await clock.advance(60)
     second = await posted(quiz, port)
     await quiz.answer(second.round_id, BOB, right_choice(second, bank))
-    for period in ("all", "week", "month"):
+    for period in PERIODS:
         board = await quiz.leaderboard(TEAM, period, lang="en", user=ADA)
         assert [(r.user, r.points) for r in board.rows] == [(BOB.user, 10)], period
     # History kept: Ada's totals from before the season are still stored, and her answer.
