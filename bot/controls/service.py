@@ -112,11 +112,12 @@ class Controls:
             key = "forget_nothing_me" if mine else "forget_nothing"
             return NoticeView(lang, t(lang, key), ok=False)
         if not confirmed:
-            again = f"/zeroquiz forget {'me' if mine else named[0]} confirm"
-            key = "forget_ask_me" if mine else "forget_ask"
-            return NoticeView(
-                lang, t(lang, key, answers=held.answers, cards=held.cards, again=again)
-            )
+            if mine:
+                again = "/zeroquiz forget me confirm"
+                text = t(lang, "forget_ask_me", answers=held.answers, cards=held.cards, again=again)
+            else:  # a mention copied back wouldn't parse (Slack escapes what is typed)
+                text = t(lang, "forget_ask", answers=held.answers, cards=held.cards)
+            return NoticeView(lang, text)
         gone = await self.store.people.forget(team, target)
         key = "forget_done_me" if mine else "forget_done"
         return NoticeView(lang, t(lang, key, answers=gone.answers, cards=gone.cards))

@@ -228,7 +228,7 @@ MESSAGES: dict[str, str] = {
     "forget_nothing": "Nothing is stored for that person in this team.",
     "forget_nothing_me": "Nothing is stored for you in this team.",
     "forget_ask_me": "This deletes your {answers} answers, {cards} review cards, your name and your scores in this team. It can't be undone. To go ahead: `{again}`",
-    "forget_ask": "This deletes that person's {answers} answers, {cards} review cards, name and scores in this team. It can't be undone. To go ahead: `{again}`",
+    "forget_ask": "This deletes that person's {answers} answers, {cards} review cards, name and scores in this team. It can't be undone. To go ahead, repeat the command with `confirm` at the end.",
     "forget_done_me": "Done: your {answers} answers, {cards} review cards, your name and your scores in this team are deleted. Answer again and you start afresh.",
     "forget_done": "Done: that person's {answers} answers, {cards} review cards, name and scores in this team are deleted.",
     "audit_title": "ZeroQuiz · Admin actions",

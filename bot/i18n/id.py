@@ -233,7 +233,7 @@ MESSAGES: dict[str, str] = {
     "forget_nothing": "Tidak ada data orang itu di tim ini.",
     "forget_nothing_me": "Tidak ada datamu di tim ini.",
     "forget_ask_me": "Ini menghapus {answers} jawaban, {cards} kartu ulasan, nama dan skormu di tim ini. Tidak bisa dibatalkan. Untuk melanjutkan: `{again}`",
-    "forget_ask": "Ini menghapus {answers} jawaban, {cards} kartu ulasan, nama dan skor orang itu di tim ini. Tidak bisa dibatalkan. Untuk melanjutkan: `{again}`",
+    "forget_ask": "Ini menghapus {answers} jawaban, {cards} kartu ulasan, nama dan skor orang itu di tim ini. Tidak bisa dibatalkan. Untuk melanjutkan, ulangi perintahnya dengan `confirm` di akhir.",
     "forget_done_me": "Selesai: {answers} jawaban, {cards} kartu ulasan, nama dan skormu di tim ini sudah dihapus. Jawab lagi dan kamu mulai dari awal.",
     "forget_done": "Selesai: {answers} jawaban, {cards} kartu ulasan, nama dan skor orang itu di tim ini sudah dihapus.",
     "audit_title": "ZeroQuiz · Tindakan admin",

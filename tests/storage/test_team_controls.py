@@ -168,6 +168,12 @@ async def test_a_new_season_starts_every_board_afresh_and_keeps_the_old_totals(
     shown = await say(quiz, "season")
     assert shown.text.startswith("The current season began on")
 
+    # A new time zone recounts the week and month from the answers: still from the season on.
+    await quiz.set_team_tz(TEAM, "Asia/Jakarta")
+    for period in PERIODS:
+        board = await quiz.leaderboard(TEAM, period, lang="en", user=ADA)
+        assert [(r.user, r.points) for r in board.rows] == [(BOB.user, 10)], period
+
 
 async def test_the_window_is_per_channel_bounded_and_used_by_questions_runs_and_daily(
     quiz: Quiz, port: RecordingPort, make_quiz: Callable[..., Quiz], db: Store
