@@ -143,6 +143,7 @@ async def test_a_new_season_starts_every_board_afresh_and_keeps_the_old_totals(
     await quiz.close_round(view.round_id, "deadline")
     assert (await say(quiz, "season")).text.startswith("No season has been started")
 
+    await clock.advance(60)
     started = await say(quiz, "season new")
     assert started.ok and "A new season began today" in started.text
     for period in PERIODS:
