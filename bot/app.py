@@ -18,6 +18,7 @@ from typing import TypedDict, Unpack
 from bot import review
 from bot.bank import Bank
 from bot.clock import Clock
+from bot.controls.service import Controls
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
 from bot.quiz import Quiz
@@ -66,12 +67,12 @@ def build_core(
         store, bank, clock, rng, delivery,
         holder=holder, default_window=default_window, card_rule=card_rule,
     )  # fmt: skip
-    runs = Runs(store, bank, clock, rounds, delivery, default_window=default_window)
+    runs = Runs(store, bank, clock, rounds, delivery)
     reveals = Reveals(store, bank, clock, rounds, delivery, holder=holder)
     schedules = DailySchedules(store, bank, clock, rounds, delivery, grace=grace) if daily else None
     quiz = Quiz(
         store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
-        daily=schedules,
+        Controls(store, clock, default_window=default_window), daily=schedules,
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

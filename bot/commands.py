@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from bot.controls.words import CONFIRM_WORDS, ME_WORDS, person
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef, parse_lang
 from bot.ports import Refused, Unavailable
@@ -45,6 +46,26 @@ class Context:
 
 
 Handler = Callable[["Quiz", Command, Context, Lang], Awaitable[Reply]]
+# What the audit log keeps of a command that succeeded: its words, or None when this use of it
+# changed nothing (`window` alone shows the window).
+Audit = Callable[[Command, Context], str | None]
+
+
+def _words(command: Command, ctx: Context) -> str | None:
+    return " ".join(command.args)
+
+
+def _changes(command: Command, ctx: Context) -> str | None:
+    return " ".join(command.args) if command.args else None
+
+
+def _forgot_someone(command: Command, ctx: Context) -> str | None:
+    """An admin's forget of another person, confirmed; whom is not kept (they asked to go)."""
+    words = {word.lower() for word in command.args}
+    if not words & CONFIRM_WORDS or words & ME_WORDS:
+        return None
+    named = [person(word) for word in command.args if word.lower() not in CONFIRM_WORDS]
+    return None if ctx.user.user in named else ""
 
 
 @dataclass(frozen=True)
@@ -53,7 +74,7 @@ class Spec:
 
     `usage` is the words after the name, as help shows them (the same in every language);
     `posts` marks commands that post or edit public messages, which Discord checks the channel
-    permissions for (and defers) before running.
+    permissions for (and defers) before running; `audit` says what the audit log keeps of it.
     """
 
     name: str
@@ -61,6 +82,7 @@ class Spec:
     usage: str = ""
     admin: bool = False
     posts: bool = False
+    audit: Audit | None = None  # an admin action: kept in the audit log when it succeeded
 
 
 def parse_text(text: str) -> Command:
@@ -88,7 +110,12 @@ async def dispatch(quiz: Quiz, command: Command, ctx: Context) -> Reply:
         return help_view(lang, ok=False)
     if spec.admin and not await ctx.is_admin():
         return NoticeView(lang, t(lang, "not_admin"), ok=False)
-    return await spec.handler(quiz, command, ctx, lang)
+    reply = await spec.handler(quiz, command, ctx, lang)
+    if spec.audit is not None and isinstance(reply, NoticeView) and reply.ok:
+        detail = spec.audit(command, ctx)
+        if detail is not None:
+            await quiz.record_admin_action(ctx.channel, ctx.user, spec.name, detail)
+    return reply
 
 
 async def _help(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -156,18 +183,44 @@ async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     return await quiz.daily_command(ctx.channel, command.args, lang)
 
 
+async def _window(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return await quiz.window_command(ctx.channel, command.args, lang)
+
+
+async def _season(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return await quiz.season_command(ctx.channel, command.args, lang)
+
+
+async def _forget(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """Anyone for themselves, admins for another person: the handler checks (bot/controls/)."""
+    return await quiz.forget_command(ctx.channel, ctx.user, command.args, lang, ctx.is_admin)
+
+
+async def _audit(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return await quiz.audit_log(ctx.channel, command.args, lang)
+
+
 REGISTRY: tuple[Spec, ...] = (
     Spec("question", _question, usage="[topic] [easy|medium|hard]", posts=True),
     Spec("start", _start, usage="N [topic] [easy|medium|hard]", posts=True),
-    Spec("stop", _stop, posts=True),
+    Spec("stop", _stop, posts=True, audit=_words),
     Spec("leaderboard", _leaderboard, usage="[week|month|all]"),
     Spec("stats", _stats),
     Spec("review", _review, usage="[topic] [easy|medium|hard]"),
-    Spec("close", _close, admin=True, posts=True),
-    Spec("lang", _lang, usage="en|id", admin=True),
+    Spec("close", _close, admin=True, posts=True, audit=_words),
+    Spec("lang", _lang, usage="en|id", admin=True, audit=_words),
     Spec(
-        "daily", _daily, usage="09:00 Asia/Jakarta [mon-fri] [topics] [8h]", admin=True, posts=True
+        "daily",
+        _daily,
+        usage="09:00 Asia/Jakarta [mon-fri] [topics] [8h]",
+        admin=True,
+        posts=True,
+        audit=_changes,
     ),
+    Spec("window", _window, usage="[30m|default]", admin=True, audit=_changes),
+    Spec("season", _season, usage="[new]", admin=True, audit=_changes),
+    Spec("forget", _forget, usage="me|@person [confirm]", audit=_forgot_someone),
+    Spec("audit", _audit, usage="[page]", admin=True),
     Spec("help", _help),
 )
 BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Literal
 
 from bot.i18n import t
@@ -208,6 +209,14 @@ def leaderboard_view(
         me_line=me_line,
         empty_text=t(lang, "leaderboard_empty", period=period_name),
     )
+
+
+def in_season(view: LeaderboardView, began: str) -> LeaderboardView:
+    """A board of a team that started a season (on the date `began`): it counts from then on,
+    and its title says so."""
+    period_name = t(view.lang, f"period_{view.period}")
+    title = t(view.lang, "leaderboard_title_season", period=period_name, date=began)
+    return dataclasses.replace(view, title=title)
 
 
 def stats_view(

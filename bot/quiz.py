@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bot import presenter, review
 from bot.bank import Bank
 from bot.clock import Clock
+from bot.controls.service import Controls
 from bot.delivery import Delivery
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
@@ -51,6 +52,7 @@ class Quiz:
         runs: Runs,
         reveals: Reveals,
         reviews: Reviews,
+        controls: Controls,
         *,
         daily: DailySchedules | None = None,
     ) -> None:
@@ -63,6 +65,7 @@ class Quiz:
         self.runs = runs
         self.reveals = reveals
         self.reviews = reviews  # the personal review
+        self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -201,6 +204,43 @@ class Quiz:
             if row.id not in done:
                 await self.runs.continue_after(row.id)
 
+    # -- team controls (bot/controls/) -----------------------------------------------------------
+    async def window_command(
+        self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
+    ) -> NoticeView:
+        """`window [30m|default]`: the channel's answer window, shown or set."""
+        return await self.controls.window(channel, words, lang)
+
+    async def season_command(
+        self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
+    ) -> NoticeView:
+        """`season [new]`: when the team's leaderboards count from, shown or started now."""
+        return await self.controls.season(channel, words, lang)
+
+    async def forget_command(
+        self,
+        channel: ChannelRef,
+        user: UserRef,
+        words: tuple[str, ...],
+        lang: Lang,
+        is_admin: Callable[[], Awaitable[bool]],
+    ) -> NoticeView:
+        """`forget me|@person [confirm]`: the platform is asked about admin rights only when
+        someone names another person."""
+        return await self.controls.forget(channel, user, words, lang, is_admin)
+
+    async def audit_log(
+        self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
+    ) -> NoticeView:
+        """`audit [page]`: the team's admin actions, newest first."""
+        return await self.controls.audit(channel, words, lang)
+
+    async def record_admin_action(
+        self, channel: ChannelRef, user: UserRef, action: str, detail: str
+    ) -> None:
+        """Keep an admin action that succeeded in the team's audit log."""
+        await self.controls.record(channel, user, action, detail)
+
     # -- settings, scores -----------------------------------------------------------------------
     async def channel_lang(self, channel: ChannelRef) -> Lang:
         return await self.store.teams.channel_lang(channel)
@@ -238,10 +278,15 @@ class Quiz:
         user: UserRef | None = None,
         limit: int = 10,
     ) -> LeaderboardView:
+        now = self.now()
         top, mine = await self.store.scores.leaderboard(
-            team, period, self.now(), limit=limit, user=user.user if user else None
+            team, period, now, limit=limit, user=user.user if user else None
         )
-        return presenter.leaderboard_view(lang, period, top, mine, asked=user is not None)
+        view = presenter.leaderboard_view(lang, period, top, mine, asked=user is not None)
+        season = await self.store.scores.season(team)  # as the board just read it: no query
+        if season is None:
+            return view
+        return presenter.in_season(view, await self.controls.day(team, season))
 
     async def home(self, user: UserRef, *, is_admin: bool) -> HomeView:
         """A person's Home page, in the language of the channel they last answered in (English

@@ -146,6 +146,7 @@ class Rounds:
         """Insert a round, in the caller's transaction if there is one (a daily claim shares it)."""
         now = self.now()
         async with self.store.transaction():
+            span = window or await self.channel_window(channel)
             cid = await self.store.teams.channel_id(channel)
             uses = await self.store.rounds.question_use_counts(cid)
             question = choose_question(self.bank, uses, self.rng, flt)
@@ -155,10 +156,15 @@ class Rounds:
                 seed=self.rng.getrandbits(31),
                 kind=kind,
                 opened_at=now,
-                deadline_at=now + (window or self.default_window),
+                deadline_at=now + span,
                 run_id=run[0] if run else None,
                 run_index=run[1] if run else None,
             )
+
+    async def channel_window(self, channel: ChannelRef) -> timedelta:
+        """How long a question opened in the channel stays open: what an admin set there with
+        `/zeroquiz window`, else this process's default."""
+        return await self.store.windows.get(channel) or self.default_window
 
     async def post_round(self, row: RoundRecord) -> tuple[QuestionView, Posted]:
         """Post an opened round. Refused: close it unseen, so nobody answers or is shown the

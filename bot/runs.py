@@ -6,7 +6,7 @@ or a late close can neither skip nor repeat a question of the run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
 from bot import presenter
@@ -15,7 +15,7 @@ from bot.clock import Clock
 from bot.delivery import Delivery
 from bot.i18n import t
 from bot.model import ChannelRef, Lang
-from bot.rounds import DEFAULT_WINDOW, Rounds
+from bot.rounds import Rounds
 from bot.storage import RunRecord, Store
 from bot.topics import NO_FILTER, Filter, matching
 from bot.views import LeaderRow, NoticeView, QuestionView
@@ -32,7 +32,6 @@ class Runs:
     clock: Clock
     rounds: Rounds
     delivery: Delivery
-    default_window: timedelta = field(default=DEFAULT_WINDOW, kw_only=True)
 
     async def start(
         self,
@@ -46,7 +45,7 @@ class Runs:
 
         The run keeps who started it (they may stop it) and its filter, in the database."""
         limit = min(MAX_RUN, len(matching(self.bank, flt)))
-        span = window or self.default_window
+        span = window or await self.rounds.channel_window(channel)
         store = self.store
         lang = await store.teams.channel_lang(channel)
         if not 1 <= count <= limit:

@@ -36,7 +36,7 @@ async def play(
     port = ConsolePort()
     quiz.add_port(port)
     term = Terminal(quiz, player, read_line, out, echo=echo, err=err)
-    await term.command("lang", lang)
+    await quiz.set_channel_lang(TERMINAL, lang)  # the session's, not an admin action to log
     await quiz.end_runs(TERMINAL)  # a previous session cut off mid-run
     if len(quiz.bank) == 0:
         term.refuse(t(lang, "term_no_questions"))

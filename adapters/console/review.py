@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from adapters.console import render
-from adapters.console.surface import ReadLine, Terminal
+from adapters.console.surface import TERMINAL, ReadLine, Terminal
 from bot.commands import Reply
 from bot.i18n import t
 from bot.model import Lang
@@ -29,7 +29,7 @@ async def review(
     """Review `player`'s due cards (of the topic and level `words` name, if any): 0, or 1 when
     the registry refused the topic or level."""
     term = Terminal(quiz, player, read_line, out, echo=echo, err=err)
-    await term.command("lang", lang)
+    await quiz.set_channel_lang(TERMINAL, lang)  # the session's, not an admin action to log
     step: Reply | ReviewResult | None = await term.command("review", *words)
     while isinstance(step, ReviewView):
         term.say(render.review_card(step))

@@ -102,9 +102,36 @@ def _command_problem(data: object) -> str | None:
         return "command data is not a chat input command"
     if not _snowflake(data.get("guild_id"), optional=True):
         return "command data has a guild_id that is not a snowflake"
-    if data.get("resolved", {}) != {}:  # users, channels, roles: no /zeroquiz option takes one
-        return "command data resolves users, channels or roles"
+    found = _resolved_problem(data.get("resolved", {}))
+    if found is not None:
+        return found
     return _options_problem(data, 0)
+
+
+def _resolved_problem(resolved: object) -> str | None:
+    """Only `forget`'s person option resolves anything: users, and their server members, each
+    shaped as discord.py builds a User or a Member from it (channels, roles: no option)."""
+    if not isinstance(resolved, dict) or not set(resolved) <= {"users", "members"}:
+        return "command data resolves users, channels or roles"
+    users, members = resolved.get("users", {}), resolved.get("members", {})
+    if not isinstance(users, dict) or not isinstance(members, dict):
+        return "resolved users or members are not objects"
+    for key, person in users.items():
+        if not _snowflake(key) or not isinstance(person, dict) or str(person.get("id")) != key:
+            return "a resolved user is not an object with its own id"
+        names = [person.get("username"), person.get("global_name")]
+        if not isinstance(names[0], str) or not (names[1] is None or isinstance(names[1], str)):
+            return "a resolved user's name is not a string"
+    for key, member in members.items():
+        if key not in users or not isinstance(member, dict):
+            return "a resolved member is not an object of a resolved user"
+        roles = member.get("roles", [])
+        if not isinstance(roles, list) or not all(_snowflake(r) for r in roles):
+            return "a resolved member's roles are not snowflakes"
+        if not all(member.get(k) is None or isinstance(member.get(k), str) for k in
+                   ("nick", "joined_at", "avatar", "premium_since")):  # fmt: skip
+            return "a resolved member's fields are not strings"
+    return None
 
 
 def _options_problem(parent: dict[str, Any], depth: int) -> str | None:

@@ -180,6 +180,46 @@ def _daily(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("daily", words))
 
 
+def _window(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="window", description=text("discord_cmd_window"))
+    @app_commands.describe(length=text("discord_opt_length"))
+    async def window(interaction: discord.Interaction, length: str | None = None) -> None:
+        words = tuple(length.split()) if length else ()
+        await run(interaction, Command("window", words))
+
+
+def _season(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="season", description=text("discord_cmd_season"))
+    @app_commands.describe(new=text("discord_opt_new"))
+    async def season(interaction: discord.Interaction, new: bool = False) -> None:
+        await run(interaction, Command("season", ("new",) if new else ()))
+
+
+def forget_words(person: int | None, confirm: bool) -> tuple[str, ...]:
+    """Typed options -> the words `/zeroquiz forget` takes on every surface."""
+    who = f"<@{person}>" if person is not None else "me"
+    return (who, "confirm") if confirm else (who,)
+
+
+def _forget(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="forget", description=text("discord_cmd_forget"))
+    @app_commands.describe(person=text("discord_opt_person"), confirm=text("discord_opt_confirm"))
+    async def forget(
+        interaction: discord.Interaction, person: discord.User | None = None, confirm: bool = False
+    ) -> None:
+        words = forget_words(person.id if person is not None else None, confirm)
+        await run(interaction, Command("forget", words))
+
+
+def _audit(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="audit", description=text("discord_cmd_audit"))
+    @app_commands.describe(page=text("discord_opt_page"))
+    async def audit(
+        interaction: discord.Interaction, page: app_commands.Range[int, 1, 10_000] | None = None
+    ) -> None:
+        await run(interaction, Command("audit", (str(page),) if page is not None else ()))
+
+
 # How each registry command that takes words gets them on Discord: typed options. A command
 # without words (no `usage` in the registry: stop, stats, close, help) needs no entry here.
 BINDERS: dict[str, Binder] = {
@@ -189,6 +229,10 @@ BINDERS: dict[str, Binder] = {
     "review": _review,
     "lang": _lang,
     "daily": _daily,
+    "window": _window,
+    "season": _season,
+    "forget": _forget,
+    "audit": _audit,
 }
 
 

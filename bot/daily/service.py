@@ -8,6 +8,7 @@ out, and re-sent with its round's dedupe key, which Discord uses as a nonce to d
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -60,6 +61,12 @@ class DailySchedules:
                 listed = ", ".join(f"`{name}`" for name in known)
                 text += "\n" + t(lang, "daily_topics_hint", topics=listed)
             return NoticeView(lang, text, ok=False)
+        if not (len(words) > 2 and specs.WINDOW_RE.match(words[-1].lower())):
+            # No window typed: the channel's own (`/zeroquiz window`), within a daily's bounds.
+            own = await self.store.windows.get(channel)
+            if own is not None:
+                bounded = min(max(own, specs.MIN_WINDOW), specs.MAX_WINDOW)
+                spec = dataclasses.replace(spec, window=bounded)
         return await self.set(channel, spec, lang)
 
     async def set(self, channel: ChannelRef, spec: specs.DailySpec, lang: Lang) -> NoticeView:

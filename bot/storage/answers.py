@@ -116,10 +116,17 @@ class AnswerTable:
     async def _commit(self, items: list[_Item]) -> list[AnswerOutcome]:
         async with self._e.transaction() as tx:
             fresh = await self._player_ids(tx, items)
-            firsts: dict[tuple[int, int], _Item] = {}  # a person's first click per round
-            for item in items:
-                firsts.setdefault((item.request.round_id, item.player_id), item)
+            firsts = _firsts(items)
             inserted = await _insert(tx, list(firsts.values()))
+            gone = await _gone(tx, {pid for _, pid in firsts.keys() - inserted})
+            if gone:  # forgotten meanwhile (`/zeroquiz forget`, maybe on another replica)
+                again = [i for i in items if i.player_id in gone]
+                for item in again:
+                    self._players.pop((item.request.team_id, item.request.user), None)
+                fresh.update(await self._player_ids(tx, again))  # new players, new ids
+                renewed = {i.player_id for i in again}
+                firsts = _firsts(items)
+                inserted |= await _insert(tx, [i for k, i in firsts.items() if k[1] in renewed])
             recorded = [i for key, i in firsts.items() if key in inserted]
             await _count(tx, recorded)
             await _reschedule(tx, recorded)
@@ -160,12 +167,34 @@ class AnswerTable:
             item.player_id = (fresh.get(key) or self._players[key])[0]
         return fresh
 
+    def evict(self, team_id: int, user: str) -> None:
+        """The person was forgotten: their next answer makes a new player."""
+        self._players.pop((team_id, user), None)
+
     def _remember(self, fresh: dict[tuple[int, str], tuple[int, str]]) -> None:
         for key, value in fresh.items():
             self._players[key] = value
             self._players.move_to_end(key)
         while len(self._players) > PLAYER_CACHE:
             self._players.popitem(last=False)
+
+
+def _firsts(items: list[_Item]) -> dict[tuple[int, int], _Item]:
+    """A person's first click per round, keyed (round, player)."""
+    firsts: dict[tuple[int, int], _Item] = {}
+    for item in items:
+        firsts.setdefault((item.request.round_id, item.player_id), item)
+    return firsts
+
+
+async def _gone(tx: Conn, player_ids: set[int]) -> set[int]:
+    """Which of these player ids no longer exist (only asked for clicks that did not insert)."""
+    if not player_ids:
+        return set()
+    wanted = sorted(player_ids)
+    marks = ", ".join(f"${n + 1}" for n in range(len(wanted)))
+    rows = await tx.fetch(f"SELECT id FROM players WHERE id IN ({marks})", *wanted)
+    return player_ids - {int(r["id"]) for r in rows}
 
 
 async def _upsert_players(
@@ -203,12 +232,16 @@ async def _insert(tx: Conn, items: list[_Item]) -> set[tuple[int, int]]:
     # PostgreSQL: FOR SHARE makes an answer wait for a close of its round that is under way
     # (and see it closed), and a close wait for the answers being inserted; SQLite's single
     # writer serialises them anyway.
-    lock = "FOR SHARE OF r" if tx.dialect == "postgres" else ""
+    # The player row is locked as the foreign key's check would lock it, so a forget that
+    # deleted it meanwhile drops that answer (it is retried as a new player) instead of failing
+    # the whole batch.
+    lock = "FOR SHARE OF r FOR KEY SHARE OF p" if tx.dialect == "postgres" else ""
     rows = await tx.fetch(
         f"""INSERT INTO answers (round_id, player_id, choice, correct, points, answered_at)
             SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6
             FROM (VALUES {values}) AS v
             JOIN rounds r ON r.id = v.column1 AND r.closed_at IS NULL AND r.deadline_at > v.column6
+            JOIN players p ON p.id = v.column2
             WHERE true {lock}
             ON CONFLICT (round_id, player_id) DO NOTHING
             RETURNING round_id, player_id""",
@@ -223,15 +256,20 @@ async def _count(tx: Conn, items: list[_Item]) -> None:
         return
     team_ids = sorted({i.request.team_id for i in items})
     marks = ", ".join(f"${n + 1}" for n in range(len(team_ids)))
+    season = totals.SEASON_OF.format(team="t.id")
     zones = {
-        int(r["id"]): str(r["tz"])
-        for r in await tx.fetch(f"SELECT id, tz FROM teams WHERE id IN ({marks})", *team_ids)
+        int(r["id"]): (str(r["tz"]), int(r["season"] or 0))
+        for r in await tx.fetch(
+            f"SELECT t.id, t.tz, {season} AS season FROM teams t WHERE t.id IN ({marks})",
+            *team_ids,
+        )
     }
     deltas: dict[tuple[int, str, int], totals.Delta] = {}
     for item in items:
         r = item.request
         at = to_ms(r.at)
-        for period, start in totals.bucket_starts(r.at, zones.get(r.team_id, "UTC")):
+        tz, season_ms = zones.get(r.team_id, ("UTC", 0))
+        for period, start in totals.bucket_starts(r.at, tz, season_ms):
             key = (item.player_id, period, start)
             delta = deltas.get(key)
             if delta is None:

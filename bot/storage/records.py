@@ -157,3 +157,27 @@ class CardState:
 
 # The core's scheduling rule: (stored state or None, answered right, when) -> the next card.
 CardRule = Callable[[str | None, bool, datetime], CardState]
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One admin action as the audit log keeps it: who (platform user id, and the name shown
+    then), where, what (the command and its words) and when."""
+
+    id: int
+    channel: str
+    actor: str
+    actor_name: str
+    action: str
+    detail: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What `forget` removed of one person in one team (all zero: nothing was stored)."""
+
+    answers: int = 0
+    cards: int = 0
+    totals: int = 0
+    players: int = 0

@@ -300,6 +300,35 @@ def _slack_events_seen(s: Spelling) -> Sequence[str]:
     )
 
 
+# Team controls (bot/controls/): the answer window an admin set per channel; the seasons a team's
+# leaderboards count from (the latest one is current, older ones stay as history); and the log of
+# admin actions, newest found by (team, id).
+def _team_controls(s: Spelling) -> Sequence[str]:
+    return (
+        """CREATE TABLE channel_windows (
+        channel_id BIGINT PRIMARY KEY REFERENCES channels(id),
+        window_ms BIGINT NOT NULL CHECK (window_ms > 0),
+        updated_at BIGINT NOT NULL
+    )""",
+        f"""CREATE TABLE seasons (
+        team_id BIGINT NOT NULL REFERENCES teams(id),
+        started_at BIGINT NOT NULL,
+        PRIMARY KEY (team_id, started_at)
+    ){s.keyed_only}""",
+        f"""CREATE TABLE audit_log (
+        id {s.id},
+        team_id BIGINT NOT NULL REFERENCES teams(id),
+        channel TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        actor_name TEXT NOT NULL DEFAULT '',
+        action TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',
+        at BIGINT NOT NULL
+    )""",
+        "CREATE INDEX audit_recent ON audit_log (team_id, id)",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -327,6 +356,7 @@ STEPS: tuple[Step, ...] = (
         _slack_events_seen,
         not_copied=("slack_events_seen",),
     ),
+    Step(12, "team controls: answer windows, seasons, the audit log", _team_controls),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

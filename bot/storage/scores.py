@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.model import LeaderRow, Period, TeamRef, UserRef
-from bot.periods import period_start, to_ms
+from bot.periods import from_ms, period_start, to_ms
 from bot.storage import totals
 from bot.storage.engine import Engine
 
@@ -19,40 +19,46 @@ from bot.storage.engine import Engine
 class ScoreTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
-        # Team ids never change; a zone rarely does and is checked by the very query that
-        # reads the board, so the common leaderboard is one statement.
-        self._teams: dict[TeamRef, tuple[int, str]] = {}
+        # Team ids never change; a zone and a season rarely do and are checked by the very
+        # query that reads the board, so the common leaderboard is one statement.
+        self._teams: dict[TeamRef, tuple[int, str, int]] = {}
 
-    async def _team(self, team: TeamRef) -> tuple[int, str] | None:
+    async def _team(self, team: TeamRef) -> tuple[int, str, int] | None:
         async with self._e.reader() as c:
             row = await c.fetchrow(
-                "SELECT id, tz FROM teams WHERE platform = $1 AND team = $2",
+                f"""SELECT t.id, t.tz, {totals.SEASON_OF.format(team="t.id")} AS season
+                    FROM teams t WHERE t.platform = $1 AND t.team = $2""",
                 team.platform,
                 team.team,
             )
         if row is None:
             return None
-        self._teams[team] = (int(row["id"]), str(row["tz"]))
+        self._teams[team] = (int(row["id"]), str(row["tz"]), int(row["season"] or 0))
         return self._teams[team]
 
     async def leaderboard(
         self, team: TeamRef, period: Period, now: datetime, *, limit: int, user: str | None
     ) -> tuple[list[LeaderRow], LeaderRow | None]:
-        """The top `limit` of the team's current period (in its zone), and the asker's line."""
+        """The top `limit` of the team's current period (in its zone, from its season's start
+        if that is later), and the asker's line."""
         known = self._teams.get(team) or await self._team(team)
         while known is not None:
-            team_id, tz = known
+            team_id, tz, season = known
             start = period_start(period, now, tz)
-            key = (team_id, period, to_ms(start) if start is not None else 0)
+            key = (
+                team_id,
+                period,
+                totals.board_start(period, to_ms(start) if start else 0, season),
+            )
             async with self._e.reader() as c:
-                lines, zone = await totals.top(c, *key, limit)
-            if zone is None:  # an empty board: make sure it was asked for the right zone
+                lines, stored = await totals.top(c, *key, limit)
+            if stored is None:  # an empty board: make sure it was asked for the right zone
                 fresh = await self._team(team)
-                if fresh is not None and fresh[1] != tz:
+                if fresh is not None and fresh[1:] != (tz, season):
                     known = fresh
                     continue
-            elif zone != tz:  # the zone changed (here or on another replica): ask again
-                known = self._teams[team] = (team_id, zone)
+            elif stored != (tz, season):  # changed (here or on another replica): ask again
+                known = self._teams[team] = (team_id, *stored)
                 continue
             mine = next((line for line in lines if line.user == user), None)
             if user is not None and mine is None:
@@ -60,6 +66,11 @@ class ScoreTable:
                     mine = await totals.own(c, *key, user)
             return lines, mine
         return [], None
+
+    async def season(self, team: TeamRef) -> datetime | None:
+        """When the team's current season began, as the last leaderboard read it (None: none)."""
+        known = self._teams.get(team) or await self._team(team)
+        return from_ms(known[2]) if known is not None and known[2] else None
 
     async def run_standings(self, run_id: int, limit: int) -> list[LeaderRow]:
         async with self._e.snapshot() as c:

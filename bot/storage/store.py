@@ -14,6 +14,7 @@ from pathlib import Path
 from bot.storage import copy
 from bot.storage.answers import AnswerTable
 from bot.storage.cards import CardTable
+from bot.storage.controls import AuditTable, PeopleTable, SeasonTable, WindowTable
 from bot.storage.daily import DailyTable
 from bot.storage.engine import Engine
 from bot.storage.installations import InstallationTable
@@ -42,6 +43,10 @@ class Store:
         self.shards = ShardTable(engine)
         self.installations = InstallationTable(engine)
         self.command_syncs = CommandSyncTable(engine)
+        self.windows = WindowTable(engine)  # team controls (bot/controls/)
+        self.seasons = SeasonTable(engine)
+        self.audit = AuditTable(engine)
+        self.people = PeopleTable(engine, self.answers.evict)
 
     @classmethod
     async def open(

@@ -92,7 +92,8 @@ class TeamTable:
             await tx.execute("UPDATE teams SET tz = $1 WHERE id = $2", tz, tid)
             starts = [period_start(p, now, tz) for p in totals.BUCKETED]
             since = min(to_ms(s) for s in starts if s is not None)
-            await totals.rebuild_periods(tx, tid, tz, since_ms=since)
+            season = await tx.fetchval("SELECT " + totals.SEASON_OF.format(team="$1"), tid)
+            await totals.rebuild_periods(tx, tid, tz, since_ms=since, season_ms=int(season or 0))
 
     async def rename_players(self, names: list[tuple[TeamRef, str, str]]) -> None:
         """Store the names leaderboards show (fetched after the answers, off the click path),

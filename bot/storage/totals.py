@@ -38,9 +38,21 @@ class Delta:
 QUARTER_HOUR_MS = 900_000
 
 
-def bucket_starts(at: datetime, tz: str) -> tuple[tuple[Period, int], ...]:
-    """The period keys an answer given at `at` counts toward, in the team's zone."""
-    return _bucket_starts(to_ms(at) // QUARTER_HOUR_MS, tz)
+def bucket_starts(at: datetime, tz: str, season_ms: int = 0) -> tuple[tuple[Period, int], ...]:
+    """The period keys an answer given at `at` counts toward, in the team's zone.
+
+    A season (`season_ms`, its start; 0 for none) starts every board afresh: its "all" is keyed
+    by the season's start, and a week or month it began in by the later of the two starts, so
+    the totals from before it stay under their own keys, as history, and are never read again."""
+    keys = _bucket_starts(to_ms(at) // QUARTER_HOUR_MS, tz)
+    if not season_ms:
+        return keys
+    return tuple((period, max(start, season_ms)) for period, start in keys)
+
+
+def board_start(period: Period, period_ms: int, season_ms: int) -> int:
+    """The key a board reads: its period's start (0 for all time), or its season's if later."""
+    return max(period_ms, season_ms)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -104,12 +116,15 @@ async def team_zones(conn: Conn) -> list[tuple[int, str]]:
     return [(int(r["id"]), str(r["tz"])) for r in await conn.fetch("SELECT id, tz FROM teams")]
 
 
-async def rebuild_periods(conn: Conn, team_id: int, tz: str, *, since_ms: int | None) -> None:
+async def rebuild_periods(
+    conn: Conn, team_id: int, tz: str, *, since_ms: int | None, season_ms: int = 0
+) -> None:
     """Recount the team's week and month totals in zone `tz` from its answers.
 
     With `since_ms`, only periods from that instant on are rebuilt and older ones dropped: a
     leaderboard only ever reads the current week and month, so a time-zone change recounts at
-    most a month of answers instead of the team's whole history.
+    most a month of answers instead of the team's whole history. A season that began since
+    (`season_ms`) splits its week and month as `bucket_starts` does.
     """
     await conn.execute(
         "DELETE FROM score_totals WHERE team_id = $1 AND period IN ('week', 'month')", team_id
@@ -134,6 +149,13 @@ async def rebuild_periods(conn: Conn, team_id: int, tz: str, *, since_ms: int | 
             "INSERT INTO period_bounds (period, start_ms) VALUES ($1, $2)",
             [(period, to_ms(s)) for s in starts],
         )
+        if season_ms and season_ms >= (since_ms or 0):
+            await conn.execute(
+                """INSERT INTO period_bounds (period, start_ms) VALUES ($1, $2)
+                   ON CONFLICT (period, start_ms) DO NOTHING""",
+                period,
+                season_ms,
+            )
         await conn.execute(
             f"""INSERT INTO score_totals (team_id, period, period_start, player_id, platform_user,
                                           points, correct, answered, reached_at)
@@ -165,15 +187,19 @@ def _line(row: Record, rank: int) -> LeaderRow:
     )
 
 
+SEASON_OF = "(SELECT MAX(started_at) FROM seasons WHERE team_id = {team})"
+
+
 async def top(
     conn: Conn, team_id: int, period: Period, start_ms: int, limit: int
-) -> tuple[list[LeaderRow], str | None]:
-    """The top `limit` lines, and the team's zone as stored at that same instant (None when the
-    board is empty), so a caller that computed `start_ms` from a remembered zone can check it
-    in the same statement."""
+) -> tuple[list[LeaderRow], tuple[str, int] | None]:
+    """The top `limit` lines, and the team's zone and season start as stored at that same
+    instant (None when the board is empty), so a caller that computed `start_ms` from a
+    remembered zone and season can check them in the same statement."""
     rows = await conn.fetch(
         f"""SELECT s.platform_user, p.display_name, s.points, s.correct, s.answered,
-                   (SELECT tz FROM teams WHERE id = $1) AS tz
+                   (SELECT tz FROM teams WHERE id = $1) AS tz,
+                   {SEASON_OF.format(team="$1")} AS season
             FROM score_totals s JOIN players p ON p.id = s.player_id
             WHERE s.team_id = $1 AND s.period = $2 AND s.period_start = $3
             ORDER BY {_ORDER} LIMIT $4""",
@@ -182,7 +208,7 @@ async def top(
         start_ms,
         limit,
     )
-    zone = str(rows[0]["tz"]) if rows else None
+    zone = (str(rows[0]["tz"]), int(rows[0]["season"] or 0)) if rows else None
     return [_line(r, n + 1) for n, r in enumerate(rows)], zone
 
 

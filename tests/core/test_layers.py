@@ -15,11 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS: dict[int, tuple[str, ...]] = {
     0: ("bot.model", "bot.views", "bot.i18n", "bot.bank", "bot.clock", "bot.periods",
         "bot.shuffle", "bot.selection", "bot.topics", "bot.config", "bot.export", "bot.daily",
-        "bot.daily.spec", "bot.daily.timing"),
+        "bot.daily.spec", "bot.daily.timing", "bot.controls", "bot.controls.words"),
     1: ("bot.storage", "bot.ports"),
     2: ("bot.presenter", "bot.delivery", "bot.review"),
     3: ("bot.rounds", "bot.reviewing"),
-    4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler"),
+    4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler",
+        "bot.controls.service"),
     5: ("bot.quiz",),
     6: ("bot.commands", "bot.app"),
 }  # fmt: skip
