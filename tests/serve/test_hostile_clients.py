@@ -38,7 +38,8 @@ from serve_process import (
 from test_health import HEALTH_AT
 
 from adapters.exitcodes import EX_CONFIG
-from adapters.front import DEFAULT_MAX_CONNECTIONS, RESERVED_FILES
+from adapters.front import DEFAULT_MAX_CONNECTIONS, RESERVED_FILES, Gate
+from adapters.slack.surface import INSTALL_PATH
 
 IDLE, SLOW = 2000, 200
 
@@ -202,7 +203,9 @@ async def test_an_install_flood_writes_nothing_and_leaves_clicks_as_fast(
         # Every GET answered: the page, or (beyond the few handled at once and the queue behind
         # them) 429 at once.
         assert set(answered) <= {200, 429} and answered.total() == 10_000, answered
-        assert answered[200] >= 100, answered
+        # At least the install gate's burst got the page, each page a freshly signed state (how
+        # many more depends on how long the flood lasts: 20 a second on top).
+        assert answered[200] >= Gate((INSTALL_PATH,)).burst, answered
         assert states(db) == 1  # the one install's state; none for the flood
         # Within a few kB: the display names of the clicks just before are stored in the
         # background (a WAL page or two); before, each GET committed a row (34 MiB in 15 s).
