@@ -20,6 +20,7 @@ from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
+from bot.insights import Insights
 from bot.quiz import Quiz
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
@@ -71,7 +72,7 @@ def build_core(
     schedules = DailySchedules(store, bank, clock, rounds, delivery, grace=grace) if daily else None
     quiz = Quiz(
         store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
-        daily=schedules,
+        daily=schedules, insights=Insights(store, bank, clock),
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

@@ -16,6 +16,7 @@ from bot.storage.answers import AnswerTable
 from bot.storage.cards import CardTable
 from bot.storage.daily import DailyTable
 from bot.storage.engine import Engine
+from bot.storage.insights import InsightTable
 from bot.storage.installations import InstallationTable
 from bot.storage.rounds import RoundTable
 from bot.storage.schema import SCHEMA, Schema
@@ -42,6 +43,7 @@ class Store:
         self.shards = ShardTable(engine)
         self.installations = InstallationTable(engine)
         self.command_syncs = CommandSyncTable(engine)
+        self.insights = InsightTable(engine)
 
     @classmethod
     async def open(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
-from bot.periods import period_start, to_ms
-from bot.storage import totals
+from bot.periods import from_ms, period_start, to_ms
+from bot.storage import insights, totals
 from bot.storage.engine import Conn, Engine, Record
 
 
@@ -93,6 +93,10 @@ class TeamTable:
             starts = [period_start(p, now, tz) for p in totals.BUCKETED]
             since = min(to_ms(s) for s in starts if s is not None)
             await totals.rebuild_periods(tx, tid, tz, since_ms=since)
+            # Insights compare a period with the one before: recount from the month before.
+            before = period_start("month", from_ms(since - 1), tz)
+            assert before is not None
+            await insights.rebuild_periods(tx, tid, tz, since_ms=to_ms(before))
 
     async def rename_players(self, names: list[tuple[TeamRef, str, str]]) -> None:
         """Store the names leaderboards show (fetched after the answers, off the click path),
