@@ -22,11 +22,12 @@ from bot.app import build_quiz
 from bot.bank import Bank, load_bank
 from bot.bank.templates import OPTIONS, parse_draw_id
 from bot.clock import FakeClock
-from bot.model import ChannelRef, UserRef
+from bot.i18n import t
+from bot.model import ChannelRef, Lang, UserRef
 from bot.quiz import Quiz
 from bot.shuffle import permutation
 from bot.storage import Store
-from bot.views import QuestionView
+from bot.views import MAX_INSIGHT_LINE, InsightLine, InsightsView, QuestionView, TopicStat
 
 PLAYERS = 30
 CYCLES = 5  # every question is asked this many times
@@ -178,3 +179,20 @@ async def _answer(quiz: Quiz, bank: Bank, view: QuestionView, user: UserRef, opt
 
 def simulated_bank(folder: Path) -> Bank:
     return load_bank([write_bank(folder)])
+
+
+def biggest(lang: Lang) -> InsightsView:
+    """As much as the core ever lists, every line at its longest and full of markup."""
+    hostile = "<!channel> & <@U1> *bold* `x`"
+    line = (hostile * 40)[:MAX_INSIGHT_LINE]
+    items = tuple(InsightLine(f"q{n}", line, 1) for n in range(5))
+    topics = tuple(TopicStat(f"topic-{n}", 1000, 500, 0.4) for n in range(20))
+    return InsightsView(
+        lang=lang, title=t(lang, "insights_title", period=t(lang, "period_month")) + "x" * 200,
+        period="month", topic=None, topics_title=t(lang, "insights_topics"), topics=topics,
+        chart=tuple(f"{'t' * 16} {'█' * 10} 100% 1000000  ▲ +100" for _ in topics),
+        legend=t(lang, "insights_legend_month"), missed_title=t(lang, "insights_missed"),
+        missed=items, missed_empty="", check_title=t(lang, "insights_check"), check=items,
+        check_empty="", check_note=t(lang, "insights_check_note", min=30, rated=5),
+        empty_text=None,
+    )  # fmt: skip

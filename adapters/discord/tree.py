@@ -180,6 +180,19 @@ def _daily(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("daily", words))
 
 
+def _insights(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="insights", description=text("discord_cmd_insights"))
+    @app_commands.describe(
+        period=text("discord_opt_insights_period"), topic=text("discord_opt_insights_topic")
+    )
+    @app_commands.choices(period=PERIOD_CHOICES)
+    @app_commands.autocomplete(topic=topic_completer(names))
+    async def insights(
+        interaction: discord.Interaction, period: str = "week", topic: str | None = None
+    ) -> None:
+        await run(interaction, Command("insights", (period, *filter_words(topic, None))))
+
+
 # How each registry command that takes words gets them on Discord: typed options. A command
 # without words (no `usage` in the registry: stop, stats, close, help) needs no entry here.
 BINDERS: dict[str, Binder] = {
@@ -189,6 +202,7 @@ BINDERS: dict[str, Binder] = {
     "review": _review,
     "lang": _lang,
     "daily": _daily,
+    "insights": _insights,
 }
 
 
