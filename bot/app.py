@@ -69,7 +69,11 @@ def build_core(
     )  # fmt: skip
     runs = Runs(store, bank, clock, rounds, delivery, default_window=default_window)
     reveals = Reveals(store, bank, clock, rounds, delivery, holder=holder)
-    schedules = DailySchedules(store, bank, clock, rounds, delivery, grace=grace) if daily else None
+    schedules = (
+        DailySchedules(store, bank, clock, rounds, delivery, grace=grace, rng=rng)
+        if daily
+        else None
+    )
     quiz = Quiz(
         store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
         daily=schedules, insights=Insights(store, bank, clock),
