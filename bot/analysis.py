@@ -31,7 +31,7 @@ MISTAKE_SAMPLE = 64  # seeds a template's options are named from
 Entry = Question | Template
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OptionStat:
     slot: int
     answered: int
@@ -39,7 +39,7 @@ class OptionStat:
     mean_score: float | None  # the choosers' overall score, 0..1 (None: none rated)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemStat:
     """One question (or template) over all the team's answers."""
 
@@ -92,10 +92,17 @@ class ItemStat:
         return strong if rare and drawn else None
 
 
+_ENTRIES: dict[int, tuple[Bank, dict[str, Entry]]] = {}
+
+
 def entries_by_item(bank: Bank) -> dict[str, Entry]:
-    found: dict[str, Entry] = {q.id: q for q in bank.questions}
-    found.update({t.id: t for t in bank.templates})
-    return found
+    """Item id -> its question or template (built once per bank: a bank never changes)."""
+    known = _ENTRIES.get(id(bank))
+    if known is None or known[0] is not bank:
+        found: dict[str, Entry] = {q.id: q for q in bank.questions}
+        found.update({t.id: t for t in bank.templates})
+        known = _ENTRIES[id(bank)] = (bank, found)
+    return known[1]
 
 
 def key_slot(entry: Entry) -> int:
@@ -119,7 +126,9 @@ def item_stats(bank: Bank, choices: Iterable[ChoiceStat]) -> list[ItemStat]:
 
 def _item(item: str, entry: Entry, rows: list[ChoiceStat]) -> ItemStat:
     key = key_slot(entry)
-    answered = sum(r.answered for r in rows)
+    answered = 0
+    for r in rows:
+        answered += r.answered
     options = tuple(
         OptionStat(
             r.slot,

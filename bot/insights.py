@@ -8,7 +8,8 @@ Slack's and Discord's limits by construction.
 
 from __future__ import annotations
 
-from datetime import timedelta
+import asyncio
+from datetime import datetime, timedelta
 
 from bot import analysis
 from bot.analysis import ItemStat
@@ -29,14 +30,46 @@ BAR_WIDTH = 10
 LEVEL_KEYS = {1: "discord_choice_easy", 2: "discord_choice_medium", 3: "discord_choice_hard"}
 
 
+CACHE_FOR = timedelta(seconds=30)
+CACHED = 256
+
+Key = tuple[str, str, str, str, str | None]
+
+
 class Insights:
-    def __init__(self, store: Store, bank: Bank, clock: Clock) -> None:
+    """`cache_for`: how long a view is shown again as it was computed (its figures are over
+    weeks of answers: a few seconds more change nothing a teacher would see), and requests for
+    the same view meanwhile share one computation, so admins asking at once, or a Home tab
+    opened again and again, cost the answer path nothing."""
+
+    def __init__(
+        self, store: Store, bank: Bank, clock: Clock, *, cache_for: timedelta = CACHE_FOR
+    ) -> None:
         self.store = store
         self.bank = bank
         self.clock = clock
+        self.cache_for = cache_for
+        self._views: dict[Key, tuple[datetime, asyncio.Future[InsightsView]]] = {}
 
     async def view(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None = None
+    ) -> InsightsView:
+        key: Key = (team.platform, team.team, period, lang, topic)
+        now = self.clock.now()
+        cached = self._views.get(key)
+        if cached is not None and now - cached[0] < self.cache_for:
+            future = cached[1]
+            if not future.done() or future.exception() is None:
+                return await asyncio.shield(future)
+        future = asyncio.ensure_future(self._compute(team, period, lang, topic))
+        if self.cache_for > timedelta(0):
+            if len(self._views) >= CACHED:
+                self._views.clear()
+            self._views[key] = (now, future)
+        return await asyncio.shield(future)
+
+    async def _compute(
+        self, team: TeamRef, period: Period, lang: Lang, topic: str | None
     ) -> InsightsView:
         found = await self.store.insights.team(team.platform, team.team)
         current: list[ItemTotal] = []

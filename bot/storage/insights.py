@@ -31,7 +31,7 @@ RATED_AFTER = 5  # answers a player needs before their score rates the next ones
 PERMILLE = 1000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Answer:
     """One recorded answer, as the read models count it."""
 
@@ -43,14 +43,14 @@ class Answer:
     at_ms: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemTotal:
     item: str
     answered: int
     correct: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChoiceStat:
     """One option of one item, over all the team's answers."""
 
