@@ -152,9 +152,9 @@ async def clicks_beside(
     store: Store, bank: Bank, quiz: Quiz, team: TeamRef, channel: ChannelRef, reps: int
 ) -> None:
     """Alone, then beside five tasks asking for the insights back to back (beside_requests):
-    as the product serves them (a view is reused for 30 s and shared by requests at once; the clock stands
-    still here, so after the first computation every request is answered from it), and with
-    every request computed afresh (what five admins asking without pause would cost)."""
+    as the product serves them (a view is reused for 30 s and shared by requests at once; the
+    clock stands still here, so after the first computation every request is answered from
+    it), and with every request computed afresh (five admins asking without pause)."""
     product = Insights(store, bank, quiz.clock)
     fresh = Insights(store, bank, quiz.clock, cache_for=timedelta(0))
     alone: list[float] = []
