@@ -176,34 +176,67 @@ async def scores_before(conn: Conn, players: Iterable[tuple[int, int]]) -> dict[
     return {player: found.get(player) for _, player in wanted}
 
 
-_ALL_ANSWERS = """
-    SELECT p.team_id, a.player_id, r.question_id, a.choice, a.correct, a.answered_at
-    FROM answers a JOIN rounds r ON r.id = a.round_id JOIN players p ON p.id = a.player_id
+# Answers per team, question and quarter hour (every period starts on one: totals.py), so a
+# rebuild reads about one row per round instead of one per answer.
+def _by_quarter(where: str) -> str:
+    quarter = f"a.answered_at / {totals.QUARTER_HOUR_MS}"
+    return f"""
+        SELECT p.team_id, r.question_id, {quarter} AS quarter,
+               COUNT(*) AS answered, SUM(a.correct) AS correct
+        FROM answers a JOIN rounds r ON r.id = a.round_id JOIN players p ON p.id = a.player_id
+        WHERE {where}
+        GROUP BY p.team_id, r.question_id, {quarter}
+    """
+
+
+# Per team, question and option: answers, and the choosers' overall score before each answer
+# (score_of, in SQL: their answers so far by a window in answer order).
+_BY_OPTION = f"""
+    SELECT team_id, question_id, choice, COUNT(*) AS answered,
+           SUM(CASE WHEN before >= {RATED_AFTER} THEN 1 ELSE 0 END) AS rated,
+           SUM(CASE WHEN before >= {RATED_AFTER} THEN score ELSE 0 END) AS score_sum,
+           SUM(CASE WHEN before >= {RATED_AFTER} THEN score * score ELSE 0 END) AS score_sq
+    FROM (SELECT team_id, question_id, choice, before,
+                 (right_before + 1) * {PERMILLE} / (before + 2) AS score
+          FROM (SELECT p.team_id, r.question_id, a.choice,
+                       COUNT(*) OVER w - 1 AS before,
+                       CAST(SUM(a.correct) OVER w AS BIGINT) - a.correct AS right_before
+                FROM answers a JOIN rounds r ON r.id = a.round_id
+                JOIN players p ON p.id = a.player_id
+                WINDOW w AS (PARTITION BY a.player_id ORDER BY a.answered_at, a.round_id
+                             ROWS UNBOUNDED PRECEDING)) x) y
+    GROUP BY team_id, question_id, choice
 """
 
 
-def _answer(r: Record) -> Answer:
-    return Answer(
-        int(r["team_id"]), int(r["player_id"]), str(r["question_id"]), int(r["choice"]),
-        bool(r["correct"]), int(r["answered_at"]),
-    )  # fmt: skip
+def _add_periods(
+    counts: _Counts, rows: Sequence[Record], zones: dict[int, str], *, all_time: bool
+) -> None:
+    for r in rows:
+        team = int(r["team_id"])
+        item, _ = item_and_slot(str(r["question_id"]), 0)
+        for period, start in totals._bucket_starts(int(r["quarter"]), zones.get(team, "UTC")):
+            if all_time or period != "all":
+                key = (team, period, start, item)
+                counts.totals[key][0] += int(r["answered"])
+                counts.totals[key][1] += int(r["correct"])
 
 
 async def rebuild(conn: Conn) -> None:
-    """Both read models from every answer: each player's answers replayed in order, so each
-    is rated by the score the player had before it (the migration step's backfill)."""
+    """Both read models from every answer, each rated by the score its player had before it
+    (the migration step's backfill): the answers are grouped in SQL, a few rows per round."""
     await conn.execute("DELETE FROM item_totals")
     await conn.execute("DELETE FROM item_choices")
     zones = dict(await totals.team_zones(conn))
     counts = _Counts()
-    seen: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # player -> [right, answered]
-    rows = await conn.fetch(_ALL_ANSWERS + " ORDER BY a.answered_at, a.round_id, a.player_id")
-    for row in rows:
-        answer = _answer(row)
-        mine = seen[answer.player_id]
-        counts.add(answer, zones.get(answer.team_id, "UTC"), score_of(mine[0], mine[1]))
-        mine[0] += int(answer.correct)
-        mine[1] += 1
+    _add_periods(counts, await conn.fetch(_by_quarter("true")), zones, all_time=True)
+    for r in await conn.fetch(_BY_OPTION):
+        item, slot = item_and_slot(str(r["question_id"]), int(r["choice"]))
+        choice = counts.choices[(int(r["team_id"]), item, slot)]
+        choice.answered += int(r["answered"])
+        choice.rated += int(r["rated"])
+        choice.score_sum += int(r["score_sum"])
+        choice.score_sq += int(r["score_sq"])
     await _write(conn, counts)
 
 
@@ -214,17 +247,10 @@ async def rebuild_periods(conn: Conn, team_id: int, tz: str, *, since_ms: int) -
         "DELETE FROM item_totals WHERE team_id = $1 AND period IN ('week', 'month')", team_id
     )
     rows = await conn.fetch(
-        _ALL_ANSWERS + " WHERE p.team_id = $1 AND a.answered_at >= $2", team_id, since_ms
+        _by_quarter("p.team_id = $1 AND a.answered_at >= $2"), team_id, since_ms
     )
     counts = _Counts()
-    for row in rows:
-        answer = _answer(row)
-        item, _ = item_and_slot(answer.question_id, answer.option)
-        for period, start in totals.bucket_starts(from_ms(answer.at_ms), tz):
-            if period != "all":
-                key = (team_id, period, start, item)
-                counts.totals[key][0] += 1
-                counts.totals[key][1] += int(answer.correct)
+    _add_periods(counts, rows, {team_id: tz}, all_time=False)
     await _write(conn, counts)
 
 

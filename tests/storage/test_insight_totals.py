@@ -5,6 +5,7 @@ backends; the migration step that adds them builds them from a database's answer
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from insights_sim import simulate, simulated_bank
 from pg_server import on_both_backends
@@ -19,7 +20,7 @@ pytestmark = on_both_backends
 CHANNEL = ChannelRef("test", "T1", "C1")
 
 
-async def snapshot(store: Store) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+async def snapshot(store: Store) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     engine = store._engine
     async with engine.reader() as conn:
         totals = await conn.fetch(
@@ -30,7 +31,9 @@ async def snapshot(store: Store) -> tuple[list[tuple[object, ...]], list[tuple[o
             "SELECT team_id, item, slot, answered, rated, score_sum, score_sq FROM item_choices"
             " ORDER BY team_id, item, slot"
         )
-    return [tuple(r) for r in totals], [tuple(r) for r in choices]
+    return [tuple(r[k] for k in range(6)) for r in totals], [
+        tuple(r[k] for k in range(7)) for r in choices
+    ]
 
 
 async def test_kept_with_each_answer_as_a_rebuild_makes_them(
