@@ -6,6 +6,7 @@ admin is refused. Render tests: the largest view the core can build fits, in bot
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from insights_sim import (
     simulate,
     simulated_bank,
 )
-from test_slack_home import assert_home_fits, open_home
+from test_slack_home import assert_home_fits, home, open_home
 
 from adapters.slack import render
 from bot.clock import FakeClock
@@ -75,3 +76,10 @@ def test_the_largest_insights_fit_a_message_and_the_home_tab(lang: Lang) -> None
     text = shown(message.blocks)
     assert "<!channel>" not in text and "<@U1>" not in text
     assert sum(len(b.get("text", {}).get("text", "")) for b in message.blocks) < 12_000
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_admins_home_with_the_largest_insights_fits(lang: Lang) -> None:
+    page = replace(home(lang, [(True, 10)], [], None, ()), insights=biggest(lang))
+    text = assert_home_fits(render.home_view(page))
+    assert t(lang, "insights_check") in text and t(lang, "insights_missed") in text
