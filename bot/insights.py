@@ -165,7 +165,7 @@ class Insights:
                 topic=", ".join(item.entry.tags),
                 right=_pct(share),
                 answered=n,
-                option=_option(lang, item, wrong.slot),
+                option=_option(lang, item, wrong.slot, named=False),  # `shows` names it
                 share=_pct(wrong.share),
                 shows=_shows(lang, item, wrong.slot),
             )
@@ -202,9 +202,9 @@ def _check_line(lang: Lang, item: ItemStat) -> InsightLine:
     return InsightLine(item.item, _clip(text), suspect.slot)
 
 
-def _option(lang: Lang, item: ItemStat, slot: int) -> str:
+def _option(lang: Lang, item: ItemStat, slot: int, *, named: bool = True) -> str:
     """A hand-written option as its letter in the file's order and its text (clipped); a
-    template's as the mistake it stands for (or the answer)."""
+    template's as the mistake it stands for (or the answer), named unless `named` is False."""
     entry = item.entry
     if isinstance(entry, Question):
         if not 0 <= slot < len(entry.options):
@@ -212,6 +212,8 @@ def _option(lang: Lang, item: ItemStat, slot: int) -> str:
         return f"{LETTERS[slot]}) {_short(entry.options[slot].get(lang), 80)}"
     if slot == 0:
         return t(lang, "insights_template_answer")
+    if not named:
+        return t(lang, "insights_template_mistake", n=slot)
     name = analysis.mistake_names(entry)[slot] if slot < 4 else None
     return t(lang, "insights_template_option", n=slot, mistake=name or "?")
 

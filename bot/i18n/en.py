@@ -213,6 +213,7 @@ MESSAGES: dict[str, str] = {
     "insights_shows_explanation": "Why it is wrong: {sentence}",
     "insights_template_answer": "the answer",
     "insights_template_option": "mistake {n} ({mistake})",
+    "insights_template_mistake": "mistake {n} of the template",
     "insights_check": "Questions to check",
     "insights_check_none": "No question looks wrongly keyed so far.",
     "insights_check_line": "`{id}`: check this question's key. The key {key} was chosen by {key_share}% (overall score of those who chose it: {key_score}); {option} by {share}% (overall score {score}). Discrimination {r} over {answered} answers; labelled {level}, {right}% right.",

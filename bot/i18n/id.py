@@ -218,6 +218,7 @@ MESSAGES: dict[str, str] = {
     "insights_shows_explanation": "Mengapa salah: {sentence}",
     "insights_template_answer": "jawabannya",
     "insights_template_option": "kesalahan {n} ({mistake})",
+    "insights_template_mistake": "kesalahan {n} dari template",
     "insights_check": "Soal yang perlu diperiksa",
     "insights_check_none": "Sejauh ini tidak ada soal yang kuncinya tampak salah.",
     "insights_check_line": "`{id}`: periksa kunci soal ini. Kunci {key} dipilih {key_share}% (skor keseluruhan pemilihnya: {key_score}); {option} dipilih {share}% (skor keseluruhan {score}). Daya beda {r} dari {answered} jawaban; berlabel {level}, {right}% benar.",
