@@ -99,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_backup_parsers(sub)
 
+    from adapters.insightscmd import add_parser as add_insights_parser
+
+    add_insights_parser(sub)
+
     invite = sub.add_parser("discord-invite", help="print the URL that adds the bot to a server")
     invite.add_argument("--app-id", help="the application ID ($DISCORD_APPLICATION_ID)")
 
@@ -216,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "backup":
                 return asyncio.run(backupcmd.cmd_backup(args.db, args.path))
             return asyncio.run(backupcmd.cmd_restore(args.backup, args.target, args.replace))
+        if args.command == "insights":
+            from adapters.insightscmd import cmd_insights
+
+            return asyncio.run(cmd_insights(args))
         if args.command == "discord-invite":
             from adapters.discord.invite import cmd_invite
 

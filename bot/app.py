@@ -21,6 +21,7 @@ from bot.clock import Clock
 from bot.controls.service import Controls
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
+from bot.insights import Insights
 from bot.quiz import Quiz
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
@@ -69,10 +70,15 @@ def build_core(
     )  # fmt: skip
     runs = Runs(store, bank, clock, rounds, delivery)
     reveals = Reveals(store, bank, clock, rounds, delivery, holder=holder)
-    schedules = DailySchedules(store, bank, clock, rounds, delivery, grace=grace) if daily else None
+    schedules = (
+        DailySchedules(store, bank, clock, rounds, delivery, grace=grace, rng=rng)
+        if daily
+        else None
+    )
     quiz = Quiz(
         store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
         Controls(store, clock, default_window=default_window), daily=schedules,
+        insights=Insights(store, bank, clock),
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

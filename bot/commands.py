@@ -21,6 +21,7 @@ from bot.runs import MAX_RUN
 from bot.topics import NO_FILTER, Filter, UnknownTopic, matching, parse_filter, topics
 from bot.views import (
     PERIODS,
+    InsightsView,
     LeaderboardView,
     NoticeView,
     Period,
@@ -29,7 +30,7 @@ from bot.views import (
     StatsView,
 )
 
-Reply = NoticeView | LeaderboardView | StatsView | ReviewView
+Reply = NoticeView | LeaderboardView | StatsView | ReviewView | InsightsView
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,24 @@ async def _lang(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply
     return await quiz.set_channel_lang(ctx.channel, chosen)
 
 
+async def _insights(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """`insights [week|month|all] [topic]`, in any order (bot/insights.py)."""
+    period: Period = "week"
+    topic: str | None = None
+    known = set(topics(quiz.bank))
+    for word in command.args:
+        chosen = _period((word,))
+        if chosen is not None:
+            period = chosen
+        elif word.lower() in known and topic is None:
+            topic = word.lower()
+        else:
+            listed = ", ".join(f"`{name}`" for name in topics(quiz.bank))
+            return NoticeView(lang, t(lang, "topic_unknown", word=word, topics=listed), ok=False)
+    team = TeamRef(ctx.channel.platform, ctx.channel.team)
+    return await quiz.insights(team, period, lang, topic)
+
+
 async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     return await quiz.daily_command(ctx.channel, command.args, lang)
 
@@ -221,6 +240,7 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("season", _season, usage="[new]", admin=True, audit=_changes),
     Spec("forget", _forget, usage="me|@person [confirm]", audit=_forgot_someone),
     Spec("audit", _audit, usage="[page]", admin=True),
+    Spec("insights", _insights, usage="[week|month|all] [topic]", admin=True),
     Spec("help", _help),
 )
 BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}

@@ -7,6 +7,7 @@ reveals, delivery, storage), none of which knows Quiz; `bot/app.py` wires them.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from bot.clock import Clock
 from bot.controls.service import Controls
 from bot.delivery import Delivery
 from bot.i18n import t
+from bot.insights import Insights
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.ports import ChatPort
 from bot.reveals import Reveals
@@ -27,6 +29,7 @@ from bot.topics import NO_FILTER, Filter
 from bot.views import (
     Feedback,
     HomeView,
+    InsightsView,
     LeaderboardView,
     NoticeView,
     Period,
@@ -55,6 +58,7 @@ class Quiz:
         controls: Controls,
         *,
         daily: DailySchedules | None = None,
+        insights: Insights | None = None,
     ) -> None:
         """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal)."""
         self.store = store
@@ -67,6 +71,7 @@ class Quiz:
         self.reviews = reviews  # the personal review
         self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
+        self._insights = insights or Insights(store, bank, clock)  # what the answers show
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
@@ -298,7 +303,16 @@ class Quiz:
         schedules = None
         if is_admin:
             schedules = await self.daily.team_lines(team, lang) if self.daily else ()
-        return presenter.home_view(stats, week, schedules, self.reviews.review_now(lang))
+        page = presenter.home_view(stats, week, schedules, self.reviews.review_now(lang))
+        if not is_admin:
+            return page
+        return replace(page, insights=await self.insights(team, "week", lang))
+
+    async def insights(
+        self, team: TeamRef, period: Period, lang: Lang, topic: str | None = None
+    ) -> InsightsView:
+        """What the team's answers show, for admins (bot/insights.py)."""
+        return await self._insights.view(team, period, lang, topic)
 
     async def stats(self, user: UserRef, *, lang: Lang) -> StatsView:
         history = await self.store.scores.answer_history(user)

@@ -156,6 +156,7 @@ class HomeView:
     schedules_empty: str
     footer: str
     review: ReviewButton | None = None  # "Review now", when cards are due
+    insights: InsightsView | None = None  # admins: what the team's answers show this week
 
     @property
     def is_new(self) -> bool:
@@ -207,3 +208,52 @@ class ReviewResult:
     remaining: int
     buttons: tuple[ReviewButton, ...]
     next_due: datetime | None = None  # nothing more due: the next card's time (see NoticeView)
+
+
+@dataclass(frozen=True)
+class TopicStat:
+    """One topic's answers in the period asked, and its share right in the one before."""
+
+    topic: str
+    answered: int
+    correct: int
+    previous: float | None  # 0..1; None: no earlier period (all time) or no answers then
+
+    @property
+    def share(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True)
+class InsightLine:
+    """One question the insights name, with its localised line (at most `MAX_INSIGHT_LINE`)."""
+
+    question_id: str
+    text: str
+    option: int | None = None  # the option it is about (the suspect, the most chosen wrong)
+
+
+MAX_INSIGHT_LINE = 400
+
+
+@dataclass(frozen=True)
+class InsightsView:
+    """What the team's answers show an admin: topics weakest first (with a text bar chart whose
+    lines are monospace), the most missed questions and the questions whose key to check."""
+
+    lang: Lang
+    title: str
+    period: Period
+    topic: str | None
+    topics_title: str
+    topics: tuple[TopicStat, ...]
+    chart: tuple[str, ...]  # one line per topic, same order, for a monospace block
+    legend: str
+    missed_title: str
+    missed: tuple[InsightLine, ...]
+    missed_empty: str
+    check_title: str
+    check: tuple[InsightLine, ...]
+    check_empty: str
+    check_note: str  # how questions are judged, and the minimum of answers
+    empty_text: str | None  # nothing answered in the period: this, instead of the chart

@@ -5,11 +5,13 @@ from __future__ import annotations
 import textwrap
 from datetime import datetime, tzinfo
 
+from adapters.insight_text import insights_text
 from bot.commands import Reply
 from bot.i18n import t
 from bot.model import Lang
 from bot.views import (
     Feedback,
+    InsightsView,
     LeaderboardView,
     NoticeView,
     QuestionView,
@@ -92,4 +94,6 @@ def reply(view: Reply) -> str:
         return "\n".join(["", view.title, *(f"  {label}: {value}" for label, value in view.lines)])
     if isinstance(view, ReviewView):
         return review_card(view)
+    if isinstance(view, InsightsView):
+        return insights_text(view)
     return "\n".join([*filter(None, [view.title]), notice(view), *view.lines])

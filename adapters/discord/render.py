@@ -11,12 +11,14 @@ from datetime import datetime
 
 import discord
 
+from adapters.discord.insight_embed import insights_embed
 from adapters.text import clip as text_clip
 from bot.i18n import t
 from bot.model import Lang
 from bot.presenter import text_bar
 from bot.views import (
     Feedback,
+    InsightsView,
     LeaderboardView,
     NoticeView,
     QuestionView,
@@ -200,8 +202,12 @@ def review_token(custom_id: str) -> str | None:
     return custom_id[len(REVIEW_PREFIX) :] if custom_id.startswith(REVIEW_PREFIX) else None
 
 
-def reply_embed(view: NoticeView | LeaderboardView | StatsView | ReviewView) -> discord.Embed:
+def reply_embed(
+    view: NoticeView | LeaderboardView | StatsView | ReviewView | InsightsView,
+) -> discord.Embed:
     """Any command reply (dispatch's Reply union) as one embed."""
+    if isinstance(view, InsightsView):
+        return insights_embed(view)
     if isinstance(view, ReviewView):
         return review_embed(view)
     if isinstance(view, LeaderboardView):

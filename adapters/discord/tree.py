@@ -220,6 +220,19 @@ def _audit(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("audit", (str(page),) if page is not None else ()))
 
 
+def _insights(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="insights", description=text("discord_cmd_insights"))
+    @app_commands.describe(
+        period=text("discord_opt_insights_period"), topic=text("discord_opt_insights_topic")
+    )
+    @app_commands.choices(period=PERIOD_CHOICES)
+    @app_commands.autocomplete(topic=topic_completer(names))
+    async def insights(
+        interaction: discord.Interaction, period: str = "week", topic: str | None = None
+    ) -> None:
+        await run(interaction, Command("insights", (period, *filter_words(topic, None))))
+
+
 # How each registry command that takes words gets them on Discord: typed options. A command
 # without words (no `usage` in the registry: stop, stats, close, help) needs no entry here.
 BINDERS: dict[str, Binder] = {
@@ -233,6 +246,7 @@ BINDERS: dict[str, Binder] = {
     "season": _season,
     "forget": _forget,
     "audit": _audit,
+    "insights": _insights,
 }
 
 

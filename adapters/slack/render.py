@@ -12,12 +12,14 @@ from typing import Any
 
 from slack_sdk.models.blocks import ButtonElement, HeaderBlock, SectionBlock
 
+from adapters.slack.insight_blocks import insights_blocks, insights_fallback
 from adapters.slack.mrkdwn import bar, clip, escape, local_time
 from bot.i18n import t
 from bot.model import Lang
 from bot.views import (
     Feedback,
     HomeView,
+    InsightsView,
     LeaderboardView,
     NoticeView,
     QuestionView,
@@ -171,8 +173,12 @@ def _review_button(button: ReviewButton) -> Block:
     return element
 
 
-def reply_message(reply: NoticeView | LeaderboardView | StatsView | ReviewView) -> SlackMessage:
+def reply_message(
+    reply: NoticeView | LeaderboardView | StatsView | ReviewView | InsightsView,
+) -> SlackMessage:
     """The private answer to a /zeroquiz command, whatever kind of view the core returned."""
+    if isinstance(reply, InsightsView):
+        return SlackMessage(insights_fallback(reply), insights_blocks(reply))
     if isinstance(reply, ReviewView):
         return review_message(reply)
     if isinstance(reply, LeaderboardView):
@@ -202,6 +208,9 @@ def home_view(view: HomeView) -> dict[str, Any]:
         blocks.append({"type": "divider"})
         daily = [f"<#{s.channel}> · {escape(s.text)}" for s in view.schedules]
         blocks.append(_titled(view.schedules_title, daily or [escape(view.schedules_empty)]))
+    if view.insights is not None:  # admins: what the team's answers show this week
+        blocks.append({"type": "divider"})
+        blocks += insights_blocks(view.insights, header=False)
     blocks.append(_context(escape(view.footer)))
     return {"type": "home", "blocks": blocks[:HOME_BLOCKS]}
 

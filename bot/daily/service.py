@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import random
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot import analysis
 from bot.bank import Bank
 from bot.clock import Clock
+from bot.daily import adaptive
 from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date, occurrences
 from bot.delivery import Delivery
@@ -44,6 +47,7 @@ class DailySchedules:
     rounds: Rounds
     delivery: Delivery
     grace: timedelta = field(default=GRACE, kw_only=True)
+    rng: random.Random = field(default_factory=random.Random, kw_only=True)  # adaptive topics
 
     # -- admin commands -------------------------------------------------------------------------
     async def command(self, channel: ChannelRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
@@ -82,6 +86,7 @@ class DailySchedules:
                 grace=self.grace,
                 now=now,
                 topics=spec.topics,
+                adaptive=spec.adaptive,
             )
             # The team's leaderboards follow the time zone its admins schedule in.
             await self.store.teams.set_team_tz(
@@ -108,6 +113,8 @@ class DailySchedules:
         )
         if schedule.topics:
             text += "\n" + t(lang, "daily_topics", topics=", ".join(schedule.topics))
+        if schedule.adaptive:
+            text += "\n" + t(lang, "daily_adaptive")
         if next_at is not None:
             local = next_at.astimezone(ZoneInfo(schedule.tz))
             text += "\n" + t(
@@ -203,19 +210,37 @@ class DailySchedules:
                     "daily question for %s on %s skipped: %s", schedule.channel_ref, day, detail
                 )
             return
+        flt = Filter(any_of=schedule.topics)
+        if schedule.adaptive:
+            flt = Filter(topic=await self._adaptive_topic(schedule), any_of=schedule.topics)
         async with self.store.transaction():
             if not await self.store.daily.claim(schedule.id, day, token, now):
                 return  # posted, skipped, or being posted by another instance
             row = await self.rounds.open_round(
-                schedule.channel_ref,
-                window=schedule.window,
-                kind="daily",
-                flt=Filter(any_of=schedule.topics),
+                schedule.channel_ref, window=schedule.window, kind="daily", flt=flt
             )
             assert row is not None
             await self.store.daily.finish(schedule.id, day, token, "claimed", round_id=row.id)
         self.rounds.notify_changed()
         await self._send(schedule, day, token, row.id)
+
+    async def _adaptive_topic(self, schedule: ScheduleRecord) -> str | None:
+        """The topic of an adaptive schedule's next question (bot/daily/adaptive.py): from the
+        team's answers over all time and the topics this schedule asked so far."""
+        pool = [name for name in schedule.topics or topics(self.bank) if name in topics(self.bank)]
+        if not pool:
+            return None
+        team = await self.store.insights.team(schedule.platform, schedule.team)
+        totals: dict[str, tuple[int, int]] = {}
+        if team is not None:
+            rows = await self.store.insights.totals(team[0], "all", [0])
+            totals = analysis.topic_totals(self.bank, rows[0], pool)
+        asked = []
+        for question_id in await self.store.insights.daily_items(schedule.id):
+            question = self.bank.get(question_id)
+            if question is not None:
+                asked.append(question.tags)
+        return adaptive.next_topic(pool, totals, asked, self.rng)
 
     async def _take_over(self, schedule: ScheduleRecord, day: date, old_token: str) -> None:
         token = uuid.uuid4().hex

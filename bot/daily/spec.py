@@ -27,6 +27,7 @@ DEFAULT_WINDOW = timedelta(hours=8)
 MAX_WINDOW = timedelta(hours=23)
 MIN_WINDOW = timedelta(minutes=5)
 TIME_RE = re.compile(r"^([01]?\d|2[0-3])[:.]([0-5]\d)$")
+ADAPTIVE_WORDS = frozenset({"adaptive", "adaptif"})  # anywhere after the zone
 WINDOW_RE = re.compile(r"^(?:window=)?(\d+(?:\.\d+)?)(h|m|j|jam|menit)$")
 
 
@@ -37,6 +38,7 @@ class DailySpec:
     days: frozenset[int]  # Monday = 0
     window: timedelta
     topics: tuple[str, ...] = ()  # bank tags the questions come from; () for the whole bank
+    adaptive: bool = False  # topics the team answers worst come up more often (daily/adaptive.py)
 
 
 @dataclass(frozen=True)
@@ -116,13 +118,14 @@ def parse_spec(words: tuple[str, ...], topics: frozenset[str] = frozenset()) -> 
         raise SpecError("daily_usage")
     at = parse_time(words[0])
     tz = parse_zone(words[1])
-    rest = list(words[2:])
+    rest = [w for w in words[2:] if w.lower() not in ADAPTIVE_WORDS]
+    adaptive = len(rest) < len(words) - 2
     window = DEFAULT_WINDOW
     if rest and WINDOW_RE.match(rest[-1].lower()):
         window = parse_window(rest.pop())
     chosen = tuple(dict.fromkeys(w.lower() for w in rest if w.lower() in topics))
     days = parse_days(" ".join(w for w in rest if w.lower() not in topics))
-    return DailySpec(at=at, tz=tz, days=days, window=window, topics=chosen)
+    return DailySpec(at=at, tz=tz, days=days, window=window, topics=chosen, adaptive=adaptive)
 
 
 def days_code(days: frozenset[int]) -> str:

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from bot.periods import to_ms
-from bot.storage import cards, totals
+from bot.storage import cards, insights, totals
 from bot.storage.engine import Conn, Engine, values_rows
 from bot.storage.records import AnswerOutcome, AnswerRequest, CardRule, CardState
 from bot.storage.slots import FairSlots
@@ -251,7 +251,8 @@ async def _insert(tx: Conn, items: list[_Item]) -> set[tuple[int, int]]:
 
 
 async def _count(tx: Conn, items: list[_Item]) -> None:
-    """Add the recorded answers to the leaderboard totals, in the same transaction."""
+    """Add the recorded answers to the leaderboard totals and the insights' read models, in
+    the same transaction."""
     if not items:
         return
     team_ids = sorted({i.request.team_id for i in items})
@@ -264,6 +265,10 @@ async def _count(tx: Conn, items: list[_Item]) -> None:
             *team_ids,
         )
     }
+    # The players' overall scores before this batch rate its answers (bot/storage/insights.py).
+    scores = await insights.scores_before(tx, ((i.request.team_id, i.player_id) for i in items))
+    tzs = {team: tz for team, (tz, _) in zones.items()}  # insights ignore seasons: all time
+    await insights.count(tx, [_insight(i) for i in items], tzs, scores)
     deltas: dict[tuple[int, str, int], totals.Delta] = {}
     for item in items:
         r = item.request
@@ -281,6 +286,13 @@ async def _count(tx: Conn, items: list[_Item]) -> None:
             if r.points > 0:
                 delta.reached_ms = max(delta.reached_ms, at)
     await totals.apply(tx, deltas.values())
+
+
+def _insight(item: _Item) -> insights.Answer:
+    r = item.request
+    return insights.Answer(
+        r.team_id, item.player_id, r.question_id, r.option, r.correct, to_ms(r.at)
+    )
 
 
 async def _reschedule(tx: Conn, items: list[_Item]) -> None:

@@ -17,7 +17,7 @@ from bot.storage.records import (
 
 SCHEDULE_SELECT = """
     SELECT s.id, s.channel_id, t.platform, t.team, c.channel, c.lang, s.local_time, s.tz, s.days,
-           s.window_ms, s.grace_ms, s.updated_at, s.topics
+           s.window_ms, s.grace_ms, s.updated_at, s.topics, s.adaptive
     FROM schedules s JOIN channels c ON c.id = s.channel_id JOIN teams t ON t.id = c.team_id
 """
 
@@ -38,6 +38,7 @@ def _schedule(row: Record) -> ScheduleRecord:
         grace=span_from_ms(int(row["grace_ms"])),
         updated_at=from_ms(int(row["updated_at"])),
         topics=tuple(word for word in str(row["topics"] or "").split(",") if word),
+        adaptive=bool(row["adaptive"]),
     )
 
 
@@ -79,18 +80,20 @@ class DailyTable:
         grace: timedelta,
         now: datetime,
         topics: tuple[str, ...] = (),
+        adaptive: bool = False,
     ) -> None:
         async with self._e.transaction() as tx:
             await tx.execute(
                 """INSERT INTO schedules (channel_id, local_time, tz, days, window_ms, grace_ms,
-                                          active, updated_at, topics)
-                   VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8)
+                                          active, updated_at, topics, adaptive)
+                   VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9)
                    ON CONFLICT (channel_id) DO UPDATE SET local_time = excluded.local_time,
                        tz = excluded.tz, days = excluded.days, window_ms = excluded.window_ms,
                        grace_ms = excluded.grace_ms, active = 1,
-                       updated_at = excluded.updated_at, topics = excluded.topics""",
+                       updated_at = excluded.updated_at, topics = excluded.topics,
+                       adaptive = excluded.adaptive""",
                 channel_id, at.strftime("%H:%M"), tz, days, span_ms(window), span_ms(grace),
-                to_ms(now), ",".join(topics),
+                to_ms(now), ",".join(topics), int(adaptive),
             )  # fmt: skip
 
     async def deactivate(self, channel_id: int, now: datetime) -> bool:

@@ -124,6 +124,7 @@ class ScheduleRecord:
     grace: timedelta  # how late a daily question may still be posted
     updated_at: datetime
     topics: tuple[str, ...] = ()  # the bank tags its questions come from; () for any
+    adaptive: bool = False  # topics the team answers worst come up more often
 
     @property
     def channel_ref(self) -> ChannelRef:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from bot.storage import totals
+from bot.storage import insights, totals
 from bot.storage.engine import Conn, Dialect
 
 
@@ -329,6 +329,35 @@ def _team_controls(s: Spelling) -> Sequence[str]:
     )
 
 
+# What the team's answers show (bot/storage/insights.py): answers and right answers per question
+# and period, and per option the overall scores of those who chose it, maintained with each
+# answer; and whether a daily schedule favours the topics the team answers worst.
+def _insights_adaptive_daily(s: Spelling) -> Sequence[str]:
+    return (
+        f"""CREATE TABLE item_totals (
+        team_id BIGINT NOT NULL REFERENCES teams(id),
+        period TEXT NOT NULL CHECK (period IN ('all', 'week', 'month')),
+        period_start BIGINT NOT NULL,
+        item TEXT NOT NULL,
+        answered BIGINT NOT NULL,
+        correct BIGINT NOT NULL,
+        PRIMARY KEY (team_id, period, period_start, item)
+    ){s.keyed_only}""",
+        f"""CREATE TABLE item_choices (
+        team_id BIGINT NOT NULL REFERENCES teams(id),
+        item TEXT NOT NULL,
+        slot INTEGER NOT NULL CHECK (slot >= 0),
+        answered BIGINT NOT NULL,
+        rated BIGINT NOT NULL,
+        score_sum BIGINT NOT NULL,
+        score_sq BIGINT NOT NULL,
+        PRIMARY KEY (team_id, item, slot)
+    ){s.keyed_only}""",
+        """ALTER TABLE schedules ADD COLUMN adaptive INTEGER NOT NULL DEFAULT 0
+        CHECK (adaptive IN (0, 1))""",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -357,6 +386,12 @@ STEPS: tuple[Step, ...] = (
         not_copied=("slack_events_seen",),
     ),
     Step(12, "team controls: answer windows, seasons, the audit log", _team_controls),
+    Step(
+        13,
+        "insights per question and option; adaptive daily questions",
+        _insights_adaptive_daily,
+        insights.rebuild,
+    ),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

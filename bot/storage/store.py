@@ -17,6 +17,7 @@ from bot.storage.cards import CardTable
 from bot.storage.controls import AuditTable, PeopleTable, SeasonTable, WindowTable
 from bot.storage.daily import DailyTable
 from bot.storage.engine import Engine
+from bot.storage.insights import InsightTable
 from bot.storage.installations import InstallationTable
 from bot.storage.rounds import RoundTable
 from bot.storage.schema import SCHEMA, Schema
@@ -47,6 +48,7 @@ class Store:
         self.seasons = SeasonTable(engine)
         self.audit = AuditTable(engine)
         self.people = PeopleTable(engine, self.answers.evict)
+        self.insights = InsightTable(engine)
 
     @classmethod
     async def open(

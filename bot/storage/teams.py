@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
-from bot.periods import period_start, to_ms
-from bot.storage import totals
+from bot.periods import from_ms, period_start, to_ms
+from bot.storage import insights, totals
 from bot.storage.engine import Conn, Engine, Record
 
 
@@ -94,6 +94,10 @@ class TeamTable:
             since = min(to_ms(s) for s in starts if s is not None)
             season = await tx.fetchval("SELECT " + totals.SEASON_OF.format(team="$1"), tid)
             await totals.rebuild_periods(tx, tid, tz, since_ms=since, season_ms=int(season or 0))
+            # Insights compare a period with the one before: recount from the month before.
+            before = period_start("month", from_ms(since - 1), tz)
+            assert before is not None
+            await insights.rebuild_periods(tx, tid, tz, since_ms=to_ms(before))
 
     async def rename_players(self, names: list[tuple[TeamRef, str, str]]) -> None:
         """Store the names leaderboards show (fetched after the answers, off the click path),

@@ -17,10 +17,10 @@ LAYERS: dict[int, tuple[str, ...]] = {
         "bot.shuffle", "bot.selection", "bot.topics", "bot.config", "bot.export", "bot.daily",
         "bot.daily.spec", "bot.daily.timing", "bot.controls", "bot.controls.words"),
     1: ("bot.storage", "bot.ports"),
-    2: ("bot.presenter", "bot.delivery", "bot.review"),
+    2: ("bot.presenter", "bot.delivery", "bot.review", "bot.analysis"),
     3: ("bot.rounds", "bot.reviewing"),
     4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler",
-        "bot.controls.service"),
+        "bot.controls.service", "bot.insights"),
     5: ("bot.quiz",),
     6: ("bot.commands", "bot.app"),
 }  # fmt: skip

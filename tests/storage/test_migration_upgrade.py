@@ -115,10 +115,11 @@ async def test_upgrade_keeps_every_row_and_renames_the_columns(
     for table in ("teams", "channels", "daily_posts"):
         assert after[table] == before[table], table
     # runs keep every column and gain who started them and their filter (migration 9), unknown
-    # for runs from before; schedules gain their topics, none (the whole bank) for old ones.
+    # for runs from before; schedules gain their topics, none (the whole bank) for old ones,
+    # and whether they are adaptive (the insights' step), not for old ones.
     for table, added, empty in (
         ("runs", ["started_by", "topic", "level"], (None, None, None)),
-        ("schedules", ["topics"], ("",)),
+        ("schedules", ["topics", "adaptive"], ("", 0)),
     ):
         width = len(before[table][0])
         assert [r[:width] for r in after[table]] == before[table], table
