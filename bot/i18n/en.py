@@ -195,4 +195,8 @@ MESSAGES: dict[str, str] = {
     "stop_not_allowed": "Only the person who started this run, or an admin, can stop it.",
     "daily_topics": "Questions on: {topics}.",
     "daily_topics_hint": "Words after the days can also be topics: {topics}.",
+    # memory charts beside a generated memory question's explanation (bot/charts.py)
+    "chart_title": "Model states per GPU, {psi}B parameters on {nd} GPUs (◀ this question)",
+    "chart_dp": "Plain DP",
+    "chart_stage": "Stage {n}",
 }

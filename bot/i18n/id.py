@@ -200,4 +200,8 @@ MESSAGES: dict[str, str] = {
     "stop_not_allowed": "Hanya orang yang memulai sesi ini, atau admin, yang bisa menghentikannya.",
     "daily_topics": "Soal tentang: {topics}.",
     "daily_topics_hint": "Kata setelah hari juga bisa berupa topik: {topics}.",
+    # memory charts beside a generated memory question's explanation (bot/charts.py)
+    "chart_title": "Model states per GPU, {psi} miliar parameter di {nd} GPU (◀ soal ini)",
+    "chart_dp": "DP biasa",
+    "chart_stage": "Stage {n}",
 }
