@@ -185,15 +185,18 @@ async def wait_until(check: Callable[[], Any], timeout: float, what: str) -> Non
         await asyncio.sleep(0.01)
 
 
-async def start(name: str, fake: BenchDiscord, db: Path, profile: Path | None) -> Child:
-    env = child_env(PYTHONPATH=str(ROOT), ZEROQUIZ_DB=str(db), **fake.env)
+async def start(
+    name: str, fake: BenchDiscord, db: Path, profile: Path | None, args_root: Path
+) -> Child:
+    root = args_root
+    env = child_env(PYTHONPATH=str(root), ZEROQUIZ_DB=str(db), **fake.env)
     if name == "serve":
         python = [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else [])]
         cmd = [*python, "-m", "adapters.cli", "serve", "--db", str(db)]
     else:
         cmd = [sys.executable, str(BARE)]
     child = Child(name, await asyncio.create_subprocess_exec(
-        *cmd, env=env, cwd=str(ROOT), stdin=asyncio.subprocess.DEVNULL,
+        *cmd, env=env, cwd=str(root), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     ))  # fmt: skip
     assert child.proc.stdout is not None and child.proc.stderr is not None
@@ -243,7 +246,7 @@ async def bench_round(
     result = Round(name)
     spawned = mono()
     identified = fake.identifies
-    child = await start(name, fake, db, profile)
+    child = await start(name, fake, db, profile, args.root.resolve())
     tokens: list[str] = []
     try:
         result.startup = await first_answer(fake, child, identified, spawned)
@@ -443,6 +446,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--settle", type=float, default=10, help="wait for late callbacks (default 10)")
     p.add_argument("--profile", type=Path, default=None, help="cProfile the first serve child")
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="the ZeroQuiz checkout `zeroquiz serve` runs from (default: the one holding this "
+        "script), e.g. a `git archive HEAD` export to measure the last commit",
+    )
     return p.parse_args(argv)
 
 
