@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from bot.bank import Bank
+from bot.bank import Bank, memchart
 from bot.bank.templates import Template
 from bot.model import Question, Text
 
@@ -83,6 +83,8 @@ def template_entry(t: Template) -> Data:
         ]
     if t.values:
         out["values"] = {name: formula.text for name, formula in t.values}
+    if t.chart is not None:
+        out["chart"] = memchart.STAGES[t.chart]
     return out | {
         "answer": t.answer.text,
         "distractors": [{"formula": d.formula.text, "mistake": d.mistake} for d in t.distractors],

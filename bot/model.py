@@ -32,6 +32,17 @@ class Text:
 
 
 @dataclass(frozen=True)
+class MemoryChart:
+    """Per-GPU model states of a drawn memory question for plain DP and ZeRO stages 1-3 (GB),
+    so the explanation can show the stage it asks about beside the others."""
+
+    psi: float  # billions of parameters
+    nd: float  # data-parallel GPUs
+    bars: tuple[float, float, float, float]  # plain DP, stage 1, stage 2, stage 3
+    marked: int  # index into bars: the stage the question asks about
+
+
+@dataclass(frozen=True)
 class Question:
     id: str
     prompt: Text
@@ -42,6 +53,7 @@ class Question:
     tags: tuple[str, ...] = ()
     difficulty: int | None = None
     origin: str = ""  # "file:line" where it was defined, for messages to authors
+    chart: MemoryChart | None = None  # generated memory questions: the stages side by side
 
 
 @dataclass(frozen=True)

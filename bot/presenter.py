@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from bot.charts import question_chart
 from bot.i18n import t
 from bot.model import LETTERS, Lang, Question
 from bot.shuffle import permutation
@@ -101,6 +102,7 @@ def feedback_view(
         explanation=question.explanation.get(lang),
         why_label=t(lang, "why"),
         points=points,
+        chart=question_chart(question.chart, lang),
     )
 
 
@@ -158,6 +160,7 @@ def reveal_view(
             if streaks
             else None
         ),
+        chart=question_chart(question.chart, lang),
     )
 
 

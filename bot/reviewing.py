@@ -15,6 +15,7 @@ from datetime import datetime
 
 from bot import review
 from bot.bank import Bank
+from bot.charts import question_chart
 from bot.clock import Clock
 from bot.i18n import t
 from bot.model import LETTERS, Lang, Question, UserRef
@@ -217,6 +218,7 @@ def result_view(
         remaining=remaining,
         buttons=buttons if remaining else (),
         next_due=next_due,
+        chart=question_chart(question.chart, lang),
     )
 
 

@@ -40,6 +40,19 @@ class QuestionView:
 
 
 @dataclass(frozen=True)
+class ChartView:
+    """A text bar chart: a title, and lines to show in monospace (a code block where the
+    platform has one), so the bars line up."""
+
+    title: str
+    lines: tuple[str, ...]
+
+    @property
+    def body(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass(frozen=True)
 class Feedback:
     """The private reply to one click."""
 
@@ -51,6 +64,7 @@ class Feedback:
     explanation: str | None = None
     why_label: str = ""
     points: int = 0
+    chart: ChartView | None = None  # beside the explanation: a memory question's stages
 
     @property
     def recorded(self) -> bool:
@@ -84,6 +98,7 @@ class RevealView:
     summary: str
     fastest: str | None
     streaks: str | None = None  # daily questions: who has been right several days running
+    chart: ChartView | None = None  # beside the explanation: a memory question's stages
 
 
 @dataclass(frozen=True)
@@ -208,6 +223,7 @@ class ReviewResult:
     remaining: int
     buttons: tuple[ReviewButton, ...]
     next_due: datetime | None = None  # nothing more due: the next card's time (see NoticeView)
+    chart: ChartView | None = None  # beside the explanation: a memory question's stages
 
 
 @dataclass(frozen=True)

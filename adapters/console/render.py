@@ -10,6 +10,7 @@ from bot.commands import Reply
 from bot.i18n import t
 from bot.model import Lang
 from bot.views import (
+    ChartView,
     Feedback,
     InsightsView,
     LeaderboardView,
@@ -37,7 +38,16 @@ def feedback(view: Feedback) -> str:
     lines = [wrap(view.headline)]
     if view.explanation:
         lines.append(wrap(f"{view.why_label}: {view.explanation}"))
+        lines += chart(view.chart)
     return "\n".join(lines)
+
+
+def chart(view: ChartView | None) -> list[str]:
+    """A memory chart under the explanation: its title, then its bars as they are (a terminal
+    is monospace already), indented like the options."""
+    if view is None:
+        return []
+    return ["", wrap(view.title), *(f"  {line}" for line in view.lines)]
 
 
 def session_score(lang: Lang, before: StatsView, after: StatsView) -> str:
@@ -67,8 +77,8 @@ def review_card(view: ReviewView) -> str:
 
 def review_result(view: ReviewResult, zone: tzinfo | None = None) -> str:
     footer = view.footer + next_due(view.lang, view.next_due, zone)
-    lines = [wrap(view.headline), wrap(f"{view.why_label}: {view.explanation}"), wrap(footer)]
-    return "\n".join(lines)
+    lines = [wrap(view.headline), wrap(f"{view.why_label}: {view.explanation}")]
+    return "\n".join([*lines, *chart(view.chart), wrap(footer)])
 
 
 def notice(view: NoticeView, zone: tzinfo | None = None) -> str:

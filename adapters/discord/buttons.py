@@ -1,10 +1,11 @@
 """Answer buttons that survive restarts: the custom_id carries the round and the option.
 
-discord.py matches incoming custom_ids against the template of every registered DynamicItem, so
-no view has to be kept in memory: a click on a week-old message finds its round in the database.
+No view has to be kept in memory: a click on a week-old message finds its round in the database.
 The template takes every custom_id under our prefix and the button reads it strictly: one that
 isn't a round and an option (other digits than ASCII, a number too big) gets a private "no
 longer valid" instead of an exception in discord.py's task and no answer at all.
+The DynamicItems build the messages' buttons; their clicks are routed by clicks.py, which calls
+the same handler methods as `callback` below without discord.py rebuilding the View per click.
 """
 
 from __future__ import annotations

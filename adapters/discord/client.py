@@ -10,8 +10,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord import inbound
-from adapters.discord.buttons import AnswerButton, ReviewButton
+from adapters.discord import clicks, inbound
 from adapters.discord.handlers import Handler
 from adapters.discord.shards import IdentifyPacer, ShardPlan
 from adapters.discord.sync import sync_if_changed
@@ -78,6 +77,8 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.connected = asyncio.Event()  # every shard of this process has connected
         self.shard_connected = asyncio.Event()  # one more has (start-up waits shard by shard)
         self.connected_shards: set[int] = set()
+        # Our buttons' clicks skip discord.py's view store (clicks.py); checked first by the guard.
+        self.clicks = clicks.route(self._connection.parsers, self._connection, handler)
         inbound.guard(self._connection.parsers)  # a malformed interaction can't end the client
 
     async def setup_hook(self) -> None:
@@ -91,7 +92,6 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.pacer.max_concurrency = max(1, limits["max_concurrency"])
         if self.shard_count is None:
             self.shard_count = recommended
-        self.add_dynamic_items(AnswerButton, ReviewButton)
         await self.tree.set_translator(CatalogueTranslator())
         self.tree.add_command(
             build_group(self.handler.on_command, lambda: topics(self.handler.quiz.bank))

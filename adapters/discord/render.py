@@ -17,6 +17,7 @@ from bot.i18n import t
 from bot.model import Lang
 from bot.presenter import text_bar
 from bot.views import (
+    ChartView,
     Feedback,
     InsightsView,
     LeaderboardView,
@@ -36,6 +37,7 @@ BAR_WIDTH = 10
 CUSTOM_ID_PREFIX = "zq:a"
 FOOTER_MAX = 2048
 DESCRIPTION_MAX = 4096
+FIELD_NAME_MAX = 256
 # discord.py hands AnswerButton every custom_id under our prefix; answer_choice then reads it
 # strictly, so a button it can't read is answered "no longer valid" instead of left unanswered.
 TEMPLATE = r"zq:a:(?s:.*)"
@@ -108,6 +110,7 @@ def reveal_embed(view: RevealView) -> discord.Embed:
         colour=RIGHT_COLOUR,
     )
     embed.add_field(name=view.why_label, value=view.explanation, inline=False)
+    add_chart(embed, view.chart)
     spread = "\n".join(
         f"{row.letter}) `{bar(row.share)}` {row.count} · {row.share:.0%}" for row in view.spread
     )
@@ -126,7 +129,16 @@ def feedback_embed(feedback: Feedback) -> discord.Embed:
     embed = discord.Embed(description=text, colour=colour)
     if feedback.explanation:
         embed.add_field(name=feedback.why_label, value=feedback.explanation, inline=False)
+        add_chart(embed, feedback.chart)
     return embed
+
+
+def add_chart(embed: discord.Embed, chart: ChartView | None) -> None:
+    """A memory chart as a field: its title as the name, its lines in a code block (monospace,
+    so the bars line up); a few hundred characters, inside a field's 256 and 1024."""
+    if chart is not None:
+        value = f"```\n{chart.body}\n```"
+        embed.add_field(name=clip(chart.title, FIELD_NAME_MAX), value=value, inline=False)
 
 
 def names(text: str) -> str:
@@ -186,6 +198,7 @@ def review_embed(view: ReviewView | ReviewResult | NoticeView) -> discord.Embed:
         description += "\n\n" + next_due_line(view.lang, view.next_due)
     embed = discord.Embed(title=view.title, description=description, colour=colour)
     embed.add_field(name=view.why_label, value=view.explanation, inline=False)
+    add_chart(embed, view.chart)
     embed.set_footer(text=clip(view.footer, FOOTER_MAX))
     return embed
 

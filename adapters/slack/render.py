@@ -17,6 +17,7 @@ from adapters.slack.mrkdwn import bar, clip, escape, local_time
 from bot.i18n import t
 from bot.model import Lang
 from bot.views import (
+    ChartView,
     Feedback,
     HomeView,
     InsightsView,
@@ -95,6 +96,7 @@ def reveal_message(view: RevealView) -> SlackMessage:
         _section(
             f"*{escape(view.answer_line)}*\n*{escape(view.why_label)}:* {escape(view.explanation)}"
         ),
+        *_chart(view.chart),
         _section(f"*{escape(view.spread_label)}*\n{bars}"),
         _context(*notes),
     ]
@@ -110,6 +112,7 @@ def feedback_message(view: Feedback) -> SlackMessage:
         blocks.append(
             _section(f"*{escape(view.why_label)}:* {escape(view.explanation)}"),
         )
+        blocks += _chart(view.chart)
     return SlackMessage(_fallback(view.headline), blocks)
 
 
@@ -151,6 +154,7 @@ def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage
     else:
         blocks.append(_section(escape(view.headline)))
         blocks.append(_section(f"*{escape(view.why_label)}:* {escape(view.explanation)}"))
+        blocks += _chart(view.chart)
         notes = [escape(view.footer) + _next_due(view.lang, view.next_due)]
         fallback = _fallback(view.title, view.headline)
     if view.buttons:
@@ -221,6 +225,14 @@ def home_after_review(result: ReviewResult, view: HomeView) -> dict[str, Any]:
     page = home_view(view)
     blocks = [*review_message(result).blocks, {"type": "divider"}, *page["blocks"]]
     return {**page, "blocks": blocks[:HOME_BLOCKS]}
+
+
+def _chart(chart: ChartView | None) -> list[Block]:
+    """A memory chart as one section: its title, then its lines in a code block (monospace, so
+    the bars line up); a few hundred characters, far inside a section's 3000."""
+    if chart is None:
+        return []
+    return [_section(f"*{escape(chart.title)}*\n```{escape(chart.body)}```")]
 
 
 def _fields(lines: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:

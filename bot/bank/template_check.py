@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from bot.bank import limits
+from bot.bank import limits, memchart
 from bot.bank.formula import Formula, FormulaError, parse
 from bot.bank.numbers import UNITS
 from bot.bank.templates import (
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 TEMPLATE_KEYS = {
     "id", "prompt", "explanation", "params", "values", "answer", "distractors", "unit", "source",
-    "tags", "difficulty", "cases",
+    "tags", "difficulty", "cases", "chart",
 }  # fmt: skip
 REQUIRED_KEYS = ("id", "prompt", "explanation", "params", "answer", "distractors")
 RANGE_KEYS = {"from", "to", "step"}
@@ -127,6 +127,7 @@ class TemplateChecker:
         )
         tags = f.tags(fields["tags"]) if "tags" in fields else ()
         difficulty = f.difficulty(fields["difficulty"]) if "difficulty" in fields else None
+        chart = self.chart(fields["chart"], params) if "chart" in fields else None
         if len(f.problems) > n_before:
             return None
         assert tid and prompt and explanation and answer and unit
@@ -144,8 +145,24 @@ class TemplateChecker:
             difficulty=difficulty,
             origin=f"{f.path}:{_line(node)}",
             cases=cases,
+            chart=chart,
         )
         return template if self.sample(template, keys) else None
+
+    def chart(self, node: yaml.Node, params: dict[str, tuple[float, ...]]) -> int | None:
+        """The stage a memory template asks about, drawn beside the others from its params psi
+        (billions) and nd (GPUs); the sample then checks that stage's bar is the answer."""
+        stage = self.files.scalar(node, "chart", 10)
+        if stage is None:
+            return None
+        if stage not in memchart.STAGES:
+            self.report(node, f"chart must be one of {', '.join(memchart.STAGES)}")
+            return None
+        missing = [name for name in memchart.PARAMS if name not in params]
+        if missing:
+            self.report(node, f"chart needs the params {' and '.join(memchart.PARAMS)}")
+            return None
+        return memchart.STAGES.index(stage)
 
     def sample(self, template: Template, keys: dict[str, yaml.Node]) -> bool:
         """Every combination of params (or a fixed sample of a large grid) for the numbers, a

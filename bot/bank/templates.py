@@ -13,10 +13,10 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.bank import limits
+from bot.bank import limits, memchart
 from bot.bank.formula import Formula
 from bot.bank.numbers import format_amount, format_number, rounded
-from bot.model import LANGS, Lang, Question, Text
+from bot.model import LANGS, Lang, MemoryChart, Question, Text
 from bot.shuffle import permutation
 
 SEED_LIMIT = 2**31  # rounds draw their seeds with getrandbits(31)
@@ -59,6 +59,7 @@ class Template:
     difficulty: int | None = None
     origin: str = ""
     cases: tuple[Case, ...] = ()
+    chart: int | None = None  # memory templates: the stage asked about (index into memchart.STAGES)
 
     def drawn(self, seed: int) -> tuple[dict[str, float], Case | None]:
         """The params and the case this seed draws, with Random.random(), which Python keeps
@@ -103,7 +104,14 @@ class Template:
             tags=self.tags,
             difficulty=self.difficulty,
             origin=self.origin,
+            chart=self.memory_chart(env),
         )
+
+    def memory_chart(self, env: Mapping[str, float]) -> MemoryChart | None:
+        """The stages side by side for a memory template, from the drawn Ψ and Nd."""
+        if self.chart is None:
+            return None
+        return memchart.chart(env["psi"], env["nd"], self.chart)
 
     def check_numbers(
         self, params: Mapping[str, float], case: Case | None = None
@@ -114,11 +122,20 @@ class Template:
         if case is not None:
             shown = f"case '{case.label.en}', {shown}"
         try:
-            _, answer, wrong = self.evaluate(params, case)
+            env, answer, wrong = self.evaluate(params, case)
         except ZeroDivisionError:
             return "answer", f"divides by zero ({shown})"
         except ValueError as exc:
             return "answer", f"{exc} ({shown})"
+        shown_chart = self.memory_chart(env)
+        if shown_chart is not None:
+            bar = shown_chart.bars[shown_chart.marked]
+            if rounded(bar) != rounded(answer):
+                stage = memchart.STAGES[self.chart or 0]
+                return "chart", (
+                    f"the chart's {stage} bar is {format_number(bar, 'en')} {self.unit} but the "
+                    f"answer is {format_number(answer, 'en')} {self.unit} ({shown})"
+                )
         _, fallbacks = pick(answer, wrong)
         if not fallbacks:
             return None

@@ -270,4 +270,8 @@ MESSAGES: dict[str, str] = {
     "insights_check_line": "`{id}`: check this question's key. The key {key} was chosen by {key_share}% (overall score of those who chose it: {key_score}); {option} by {share}% (overall score {score}). Discrimination {r} over {answered} answers; labelled {level}, {right}% right.",
     "insights_check_note": "Item analysis over all answers. A question is judged once {min} of its answers come from players with at least {rated} earlier answers; a player's overall score is their share right before that answer. Discrimination is the point-biserial correlation of right answers with that score: below 0 the stronger answer it wrong more often than the weaker. Letters follow the question file's order.",
     "daily_adaptive": "Adaptive: topics the team answers worst come up more often, and every topic still comes up.",
+    # memory charts beside a generated memory question's explanation (bot/charts.py)
+    "chart_title": "Model states per GPU, {psi}B parameters on {nd} GPUs (◀ this question)",
+    "chart_dp": "Plain DP",
+    "chart_stage": "Stage {n}",
 }

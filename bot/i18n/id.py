@@ -275,4 +275,8 @@ MESSAGES: dict[str, str] = {
     "insights_check_line": "`{id}`: periksa kunci soal ini. Kunci {key} dipilih {key_share}% (skor keseluruhan pemilihnya: {key_score}); {option} dipilih {share}% (skor keseluruhan {score}). Daya beda {r} dari {answered} jawaban; berlabel {level}, {right}% benar.",
     "insights_check_note": "Analisis butir atas semua jawaban. Sebuah soal dinilai setelah {min} jawabannya berasal dari pemain dengan paling sedikit {rated} jawaban sebelumnya; skor keseluruhan pemain adalah persentase benarnya sebelum jawaban itu. Daya beda adalah korelasi point-biserial antara jawaban benar dan skor itu: di bawah 0 berarti pemain yang lebih kuat lebih sering salah daripada yang lebih lemah. Huruf mengikuti urutan di berkas soal.",
     "daily_adaptive": "Adaptif: topik yang paling lemah dijawab tim lebih sering muncul, dan setiap topik tetap muncul.",
+    # memory charts beside a generated memory question's explanation (bot/charts.py)
+    "chart_title": "Model states per GPU, {psi} miliar parameter di {nd} GPU (◀ soal ini)",
+    "chart_dp": "DP biasa",
+    "chart_stage": "Stage {n}",
 }

@@ -1,0 +1,51 @@
+"""Clicks on our buttons reach the handler straight from the gateway (adapters/discord/clicks.py),
+against the real discord.py client: a verdict for an answer, a private "no longer valid" for a
+custom_id under our prefix that is no round, review buttons as before, other interactions to
+discord.py, and a click whose message as delivered lacks its button still answered and recorded
+(discord.py's DynamicItem dispatch dropped it without a word, so the person saw "This
+interaction failed")."""
+
+from __future__ import annotations
+
+import pytest
+from fake_discord import (
+    EPHEMERAL,
+    BotFactory,
+    FakeDiscord,
+    answers,
+    custom_ids,
+    latest_round,
+    right_option,
+    text_of,
+    user,
+)
+from properties import assert_no_tracebacks
+
+
+async def test_a_click_is_answered_and_recorded_even_if_its_message_lacks_the_button(
+    bots: BotFactory, fake_discord: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    bot = await bots.start()
+    await fake_discord.reply_to(await fake_discord.slash("question"))
+    mid = fake_discord.posted[-1]
+    ids = custom_ids(fake_discord.messages[mid])
+    right = right_option(bot, await latest_round(bot))
+
+    verdict = await fake_discord.reply_to(await fake_discord.click(mid, ids[right], user(1)))
+    assert verdict["flags"] & EPHEMERAL and text_of(verdict).startswith("✅ Correct!")
+
+    bare = fake_discord.messages[mid] | {"components": []}  # as delivered, without buttons
+    wrong = (right + 1) % len(ids)
+    late = await fake_discord.reply_to(await fake_discord.click(mid, ids[wrong], user(2), bare))
+    assert late["flags"] & EPHEMERAL and text_of(late).startswith("❌ Not quite")
+    assert await answers(bot) == 2
+
+    again = await fake_discord.reply_to(await fake_discord.click(mid, ids[right], user(1), bare))
+    assert "already answered" in text_of(again)
+    assert await answers(bot) == 2
+
+    invalid = await fake_discord.reply_to(await fake_discord.click(mid, "zq:a:x", user(3)))
+    assert text_of(invalid) == "That button is no longer valid."
+    help_reply = await fake_discord.reply_to(await fake_discord.slash("help"))  # commands too
+    assert "/zeroquiz question" in text_of(help_reply)
+    assert_no_tracebacks(caplog)
