@@ -144,6 +144,11 @@ class Handler:
         """A button under our prefix that isn't a round and an option."""
         await self._notice(interaction, "a click on an invalid button", "button_invalid")
 
+    async def on_foreign_click(self, interaction: discord.Interaction) -> None:
+        """A component whose custom_id isn't ZeroQuiz's: "that button isn't mine"."""
+        log.info("discord: a click on a component that isn't ours: answered privately")
+        await self._notice(interaction, "a click on a foreign component", "button_not_mine")
+
     async def on_mismatched_command(self, interaction: discord.Interaction) -> None:
         """A command discord.py couldn't match to /zeroquiz as registered."""
         await self._notice(interaction, "a mismatched command", "discord_command_mismatch")
