@@ -82,6 +82,7 @@ class SlashCommand:
     user_name: str
     text: str
     response_url: str
+    trigger_id: str | None = None  # Slack's id of this request: a repeat of it is done once
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,7 @@ def slash_command(body: Mapping[str, Any]) -> SlashCommand | Malformed:
         user_name=_text(body.get("user_name"), MAX_NAME) or "",
         text=text,
         response_url=url,
+        trigger_id=_text(body.get("trigger_id"), MAX_NAME) or None,
     )
 
 

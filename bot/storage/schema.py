@@ -287,6 +287,21 @@ def _v10(s: Spelling) -> Sequence[str]:
     )
 
 
+# Receipts of commands carried out (bot/storage/receipts.py), keyed by the platform's id of the
+# request (Slack's trigger_id, Discord's interaction id): a repeat of one is done once. Swept by
+# time, hence the index.
+def _command_receipts(s: Spelling) -> Sequence[str]:
+    return (
+        """CREATE TABLE command_receipts (
+        platform TEXT NOT NULL,
+        receipt TEXT NOT NULL,
+        received_at BIGINT NOT NULL,
+        PRIMARY KEY (platform, receipt)
+    )""",
+        "CREATE INDEX command_receipts_time ON command_receipts (received_at)",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -307,6 +322,13 @@ STEPS: tuple[Step, ...] = (
     # What the platform holds, not the quiz's history: a restored backup must not claim commands
     # it never registered, so a copy or a restore syncs once more.
     Step(10, "the command set last synced with a platform", _v10, not_copied=("command_syncs",)),
+    # Minutes of a platform's repeats, not the quiz's history.
+    Step(
+        11,
+        "receipts of commands carried out",
+        _command_receipts,
+        not_copied=("command_receipts",),
+    ),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

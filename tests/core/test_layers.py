@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS: dict[int, tuple[str, ...]] = {
     0: ("bot.model", "bot.views", "bot.i18n", "bot.bank", "bot.clock", "bot.periods",
         "bot.shuffle", "bot.selection", "bot.topics", "bot.config", "bot.export", "bot.daily",
-        "bot.daily.spec", "bot.daily.timing"),
+        "bot.daily.spec", "bot.daily.timing", "bot.limits"),
     1: ("bot.storage", "bot.ports"),
     2: ("bot.presenter", "bot.delivery", "bot.review"),
     3: ("bot.rounds", "bot.reviewing"),
