@@ -4,7 +4,9 @@ A click is recorded (committed, through the core's group commit) before it is ac
 an "OK" Slack has seen is always an answer in the database; only then is it acknowledged, and the
 private reply goes out through the response_url afterwards. The app runs with
 `process_before_response`, so the HTTP response leaves the moment `ack()` is called and the
-reply work is a tracked background task that a shutdown lets finish.
+reply work is a tracked background task that a shutdown lets finish. A command is accepted
+the same way before its ack (bot/commands.py `accept`: its receipt, its rates, and for `question`
+and `start` its round, committed); the posting and the private reply follow the ack.
 
 Bounded: at most CLICK_SLOTS clicks are between arrival and their reply at once. A click that
 finds no slot within ADMIT_SECONDS is refused with HTTP 503 and not recorded (Slack shows its own
