@@ -18,7 +18,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
-from bot import reviewing
+from bot import limits, reviewing
 from bot.model import ChannelRef
 from bot.ports import ChatPort, Refused, Unavailable
 from bot.views import Feedback, NoticeView, QuestionView, RevealView, ReviewResult, ReviewView
@@ -90,6 +90,14 @@ class Metrics:
             buckets=LAG,
             registry=r,
         )
+        self.limited = Counter(
+            "zeroquiz_limited",
+            "Commands refused by a limit (bot/limits.py), by the limit's name",
+            ["limit"],
+            registry=r,
+        )
+        for name in limits.NAMES:  # every limit shows, at 0 until it refuses something
+            self.limited.labels(name)
         self.db_seconds = Histogram(
             "zeroquiz_db_seconds",
             "Time spent in database transactions, snapshots and reads",
@@ -111,6 +119,9 @@ class Metrics:
 
     def observe_db(self, kind: str, seconds: float) -> None:
         self.db_seconds.labels(kind).observe(seconds)
+
+    def count_limited(self, limit: str) -> None:
+        self.limited.labels(limit).inc()
 
     def observe_lag(self, seconds: float) -> None:
         self.scheduler_lag.observe(seconds)

@@ -19,6 +19,7 @@ from bot.app import build_core
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import DailySchedules
+from bot.limits import Limits
 from bot.ports import ChatPort
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
@@ -87,13 +88,17 @@ class Runtime:
         *,
         create_parent: bool = False,
         replica: str | None = None,
+        limits: Limits | None = None,
     ) -> Runtime:
-        """StorageError, one line naming the path and the problem, if the database is unusable."""
+        """StorageError, one line naming the path and the problem, if the database is unusable.
+        `limits`: what people and teams may do (the defaults when not given; serve reads them
+        from the environment), each refusal counted in the metrics."""
         store = await Store.open(db_path, create_parent=create_parent)
         metrics = Metrics()
         core = build_core(
             store, bank, clock, rng,
             holder=replica, daily=True, live_counts=DEFAULT_INTERVAL, on_lag=metrics.observe_lag,
+            limits=limits or Limits(), on_limit=metrics.count_limited,
         )  # fmt: skip
         assert core.daily is not None and core.tally is not None
         return cls(

@@ -27,6 +27,7 @@ from adapters.sdnotify import notify
 from bot.bank import BankError
 from bot.clock import SystemClock
 from bot.config import database_path, is_default_location, replica_id
+from bot.limits import LimitsError, limits_from_env
 from bot.storage import StorageError
 
 log = logging.getLogger("zeroquiz")
@@ -96,6 +97,11 @@ async def serve(
     except ValueError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_CONFIG
+    try:
+        limits = limits_from_env(os.environ)  # read once: a bad value stops the start here
+    except LimitsError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return EX_CONFIG
     path = database_path(db)
     try:
         bank = serve_bank(questions, no_bundled, os.environ)
@@ -106,6 +112,7 @@ async def serve(
             random.Random(),
             create_parent=is_default_location(path),
             replica=replica_id(),
+            limits=limits,
         )
     except BankError as exc:  # the team's questions: the lines `zeroquiz validate` prints
         for problem in exc.problems:

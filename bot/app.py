@@ -22,6 +22,7 @@ from bot.controls.service import Controls
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
 from bot.insights import Insights
+from bot.limits import Limiter, Limits
 from bot.quiz import Quiz
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
@@ -55,30 +56,35 @@ def build_core(
     live_counts: timedelta | None = None,
     card_rule: CardRule | None = review.next_card,
     on_lag: Callable[[float], None] | None = None,
+    limits: Limits | None = None,
+    on_limit: Callable[[str], None] | None = None,
 ) -> Core:
     """`holder` names this replica in the database's claims (serve: ZEROQUIZ_REPLICA_ID, else
     the host name; stable across restarts, so a replica that crashed while posting takes its own
     claim back at once); a random one otherwise. `daily` adds daily schedules (with `grace`),
     `live_counts` live answer counts edited at most once per that interval; `card_rule` is how
     an answer reschedules the person's review card (None: not at all, for benches); `on_lag` is
-    told how late each scheduler pass ran (metrics)."""
+    told how late each scheduler pass ran (metrics); `limits` what people and teams may do
+    (bot/limits.py; none when not given), `on_limit` told the name of each limit that refused
+    something (metrics)."""
     holder = holder or f"{rng.getrandbits(64):016x}"
+    limiter = Limiter(limits or Limits.none(), clock, on_refused=on_limit)
     delivery = Delivery(clock)
     rounds = Rounds(
         store, bank, clock, rng, delivery,
-        holder=holder, default_window=default_window, card_rule=card_rule,
+        holder=holder, default_window=default_window, card_rule=card_rule, limiter=limiter,
     )  # fmt: skip
-    runs = Runs(store, bank, clock, rounds, delivery)
+    runs = Runs(store, bank, clock, rounds, delivery, limiter=limiter)
     reveals = Reveals(store, bank, clock, rounds, delivery, holder=holder)
     schedules = (
-        DailySchedules(store, bank, clock, rounds, delivery, grace=grace, rng=rng)
+        DailySchedules(store, bank, clock, rounds, delivery, grace=grace, rng=rng, limiter=limiter)
         if daily
         else None
     )
     quiz = Quiz(
         store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
         Controls(store, clock, default_window=default_window), daily=schedules,
-        insights=Insights(store, bank, clock),
+        insights=Insights(store, bank, clock), limiter=limiter,
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

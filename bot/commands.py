@@ -5,6 +5,12 @@ options.
 `dispatch` runs it against the core, enforces admin rights (asked of the adapter only when an admin
 action is requested, so the platform lookup stays off the common path) and returns a view to show
 privately to the person who asked.
+
+Acknowledged means carried out: a surface calls `accept` before it tells the platform OK. It
+takes the command's receipt (a repeat of the same request is done once), its share of the
+person's and team's command rates, and, for `question` and `start`, opens the round (committed)
+in that same transaction; the posting and the reply (`Accepted.finish`) come after the OK, and a
+crash between the two leaves an open, unposted round that the next start posts.
 """
 
 from __future__ import annotations
@@ -18,14 +24,14 @@ from bot.model import ChannelRef, Lang, TeamRef, UserRef, parse_lang
 from bot.ports import Refused, Unavailable
 from bot.quiz import Quiz
 from bot.runs import MAX_RUN
-from bot.topics import NO_FILTER, Filter, UnknownTopic, matching, parse_filter, topics
+from bot.storage import RoundRecord
+from bot.topics import Filter, UnknownTopic, matching, parse_filter, topics
 from bot.views import (
     PERIODS,
     InsightsView,
     LeaderboardView,
     NoticeView,
     Period,
-    QuestionView,
     ReviewView,
     StatsView,
 )
@@ -46,7 +52,6 @@ class Context:
     is_admin: Callable[[], Awaitable[bool]]
 
 
-Handler = Callable[["Quiz", Command, Context, Lang], Awaitable[Reply]]
 # What the audit log keeps of a command that succeeded: its words, or None when this use of it
 # changed nothing (`window` alone shows the window).
 Audit = Callable[[Command, Context], str | None]
@@ -70,12 +75,38 @@ def _forgot_someone(command: Command, ctx: Context) -> str | None:
 
 
 @dataclass(frozen=True)
+class Later:
+    """What is left of a command whose effect is committed already: post it, and the reply."""
+
+    run: Callable[[], Awaitable[Reply]]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A command taken (`accept`): its reply if that is decided, else what is left to do."""
+
+    reply: Reply | None = None
+    rest: Callable[[], Awaitable[Reply]] | None = None
+
+    async def finish(self) -> Reply:
+        if self.rest is not None:
+            return await self.rest()
+        assert self.reply is not None
+        return self.reply
+
+
+Handler = Callable[["Quiz", Command, Context, Lang], Awaitable[Reply | Later]]
+
+
+@dataclass(frozen=True)
 class Spec:
     """One subcommand, declared once: the surfaces, the admin check and the help follow from it.
 
     `usage` is the words after the name, as help shows them (the same in every language);
     `posts` marks commands that post or edit public messages, which Discord checks the channel
-    permissions for (and defers) before running; `audit` says what the audit log keeps of it.
+    permissions for (and defers) before running; `early` the ones `accept` carries out before
+    the acknowledgement (their handler commits the effect and returns the posting as `Later`);
+    `audit` says what the audit log keeps of it.
     """
 
     name: str
@@ -84,6 +115,7 @@ class Spec:
     admin: bool = False
     posts: bool = False
     audit: Audit | None = None  # an admin action: kept in the audit log when it succeeded
+    early: bool = False
 
 
 def parse_text(text: str) -> Command:
@@ -104,33 +136,63 @@ def help_view(lang: Lang, ok: bool = True) -> NoticeView:
     return NoticeView(lang, text, title=t(lang, "help_title"), ok=ok)
 
 
-async def dispatch(quiz: Quiz, command: Command, ctx: Context) -> Reply:
-    lang = await quiz.channel_lang(ctx.channel)
-    spec = BY_NAME.get(command.name)
-    if spec is None:
-        return help_view(lang, ok=False)
-    if spec.admin and not await ctx.is_admin():
-        return NoticeView(lang, t(lang, "not_admin"), ok=False)
-    reply = await spec.handler(quiz, command, ctx, lang)
-    if spec.audit is not None and isinstance(reply, NoticeView) and reply.ok:
-        detail = spec.audit(command, ctx)
-        if detail is not None:
-            await quiz.record_admin_action(ctx.channel, ctx.user, spec.name, detail)
-    return reply
+async def dispatch(
+    quiz: Quiz, command: Command, ctx: Context, *, receipt: str | None = None
+) -> Reply:
+    """Accept the command and carry it out to its reply (where nothing is acknowledged first)."""
+    return await (await accept(quiz, command, ctx, receipt=receipt)).finish()
+
+
+async def accept(
+    quiz: Quiz, command: Command, ctx: Context, *, receipt: str | None = None
+) -> Accepted:
+    """Take a command before the platform is told OK: its receipt (`receipt`, the platform's id
+    of the request: a repeat is answered "carried out already" and does nothing), its rates,
+    and an `early` command's effect, all in one transaction. Fast: no platform call (the admin
+    check and any posting come in `finish`)."""
+    async with quiz.transaction():
+        lang = await quiz.channel_lang(ctx.channel)
+        spec = BY_NAME.get(command.name)
+        if spec is None:
+            return Accepted(help_view(lang, ok=False))
+        if receipt is not None and not await quiz.take_receipt(ctx.channel.platform, receipt):
+            return Accepted(NoticeView(lang, t(lang, "command_repeated"), ok=False))
+        refused = quiz.command_allowed(ctx.user, lang)
+        if refused is not None:
+            return Accepted(refused)
+        if spec.early and not spec.admin:
+            taken = await spec.handler(quiz, command, ctx, lang)
+            return Accepted(rest=taken.run) if isinstance(taken, Later) else Accepted(taken)
+
+    async def carry_out() -> Reply:
+        if spec.admin and not await ctx.is_admin():
+            return NoticeView(lang, t(lang, "not_admin"), ok=False)
+        result = await spec.handler(quiz, command, ctx, lang)
+        reply = await result.run() if isinstance(result, Later) else result
+        if spec.audit is not None and isinstance(reply, NoticeView) and reply.ok:
+            detail = spec.audit(command, ctx)
+            if detail is not None:
+                await quiz.record_admin_action(ctx.channel, ctx.user, spec.name, detail)
+        return reply
+
+    return Accepted(rest=carry_out)
 
 
 async def _help(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     return help_view(lang)
 
 
-async def _question(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+async def _question(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply | Later:
     flt = _filter(quiz, command.args, lang)
     if isinstance(flt, NoticeView):
         return flt
-    return await _post(quiz, ctx, lang, None, flt)
+    opened = await quiz.open_question(ctx.channel, flt)
+    if isinstance(opened, NoticeView):
+        return opened
+    return Later(lambda: _post(quiz, lang, opened, None))
 
 
-async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply | Later:
     """`start N [topic] [level]`: the first number is the count, the rest the filter."""
     counts = [i for i, word in enumerate(command.args) if _int(word) is not None]
     if not counts:
@@ -141,7 +203,10 @@ async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     flt = _filter(quiz, rest, lang)
     if isinstance(flt, NoticeView):
         return flt
-    return await _post(quiz, ctx, lang, count, flt)
+    opened = await quiz.open_run(ctx.channel, count, flt, ctx.user.user)
+    if isinstance(opened, NoticeView):
+        return opened
+    return Later(lambda: _post(quiz, lang, opened, count))
 
 
 async def _stop(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -220,8 +285,8 @@ async def _audit(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
 
 
 REGISTRY: tuple[Spec, ...] = (
-    Spec("question", _question, usage="[topic] [easy|medium|hard]", posts=True),
-    Spec("start", _start, usage="N [topic] [easy|medium|hard]", posts=True),
+    Spec("question", _question, usage="[topic] [easy|medium|hard]", posts=True, early=True),
+    Spec("start", _start, usage="N [topic] [easy|medium|hard]", posts=True, early=True),
     Spec("stop", _stop, posts=True, audit=_words),
     Spec("leaderboard", _leaderboard, usage="[week|month|all]"),
     Spec("stats", _stats),
@@ -247,22 +312,15 @@ BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}
 POSTING_COMMANDS = frozenset(spec.name for spec in REGISTRY if spec.posts)
 
 
-async def _post(
-    quiz: Quiz, ctx: Context, lang: Lang, count: int | None, flt: Filter = NO_FILTER
-) -> Reply:
+async def _post(quiz: Quiz, lang: Lang, row: RoundRecord, count: int | None) -> Reply:
+    """Post a question a command opened (a run's first, when `count`), and say how it went."""
     try:
-        result = (
-            await quiz.start_round(ctx.channel, flt=flt)
-            if count is None
-            else await quiz.start_run(ctx.channel, count, flt=flt, started_by=ctx.user.user)
-        )
+        await quiz.post_opened(row)
     except Refused as exc:
         return NoticeView(lang, t(lang, "cannot_post", reason=exc.reason), ok=False)
     except Unavailable:
         return NoticeView(lang, t(lang, "post_later"), ok=False)
-    if isinstance(result, NoticeView):
-        return result
-    if isinstance(result, QuestionView) and count is not None:
+    if count is not None:
         return NoticeView(lang, t(lang, "run_started", count=count))
     return NoticeView(lang, t(lang, "question_posted"))
 

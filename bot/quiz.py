@@ -6,7 +6,8 @@ reveals, delivery, storage), none of which knows Quiz; `bot/app.py` wires them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from bot.controls.service import Controls
 from bot.delivery import Delivery
 from bot.i18n import t
 from bot.insights import Insights
+from bot.limits import Limiter, Limits
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.ports import ChatPort
 from bot.reveals import Reveals
@@ -43,6 +45,10 @@ from bot.views import (
 if TYPE_CHECKING:
     from bot.daily.service import DailySchedules
 
+# How long a command's receipt is kept: longer than any platform repeats a request (Slack's
+# signature holds 5 minutes, a Discord interaction 15).
+RECEIPT_KEEP = timedelta(hours=1)
+
 
 class Quiz:
     def __init__(
@@ -59,8 +65,10 @@ class Quiz:
         *,
         daily: DailySchedules | None = None,
         insights: Insights | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
-        """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal)."""
+        """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal);
+        `limiter` holds the command rates (none when not given)."""
         self.store = store
         self.bank = bank
         self.clock = clock
@@ -72,6 +80,7 @@ class Quiz:
         self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
         self._insights = insights or Insights(store, bank, clock)  # what the answers show
+        self.limiter = limiter or Limiter(Limits.none(), clock)
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
@@ -92,6 +101,38 @@ class Quiz:
     ) -> QuestionView | None:
         """Open a round and post it; Refused or Unavailable as `Rounds.post_round` says."""
         return await self.rounds.start_round(channel, window=window, flt=flt)
+
+    # -- commands: taken once, within the limits, their effect committed before the platform is
+    # told OK (bot/commands.py `accept`) --------------------------------------------------------
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """One transaction for a command's receipt and its effect."""
+        async with self.store.transaction():
+            yield
+
+    async def take_receipt(self, platform: str, receipt: str) -> bool:
+        """False if this request (Slack's trigger_id, Discord's interaction id) was seen."""
+        return await self.store.receipts.take(platform, receipt, self.now(), RECEIPT_KEEP)
+
+    def command_allowed(self, user: UserRef, lang: Lang) -> NoticeView | None:
+        """Take one command of this person's (and team's) rate, or the reply saying wait."""
+        refusal = self.limiter.command(user.platform, user.team, user.user)
+        return refusal.notice(lang) if refusal is not None else None
+
+    async def open_question(self, channel: ChannelRef, flt: Filter) -> RoundRecord | NoticeView:
+        """`question`: its round opened (committed, not posted), or why not."""
+        return await self.rounds.open_question(channel, flt=flt)
+
+    async def open_run(
+        self, channel: ChannelRef, count: int, flt: Filter, started_by: str | None
+    ) -> RoundRecord | NoticeView:
+        """`start N`: the run and its first round opened (committed, not posted), or why not."""
+        return await self.runs.open(channel, count, flt, started_by)
+
+    async def post_opened(self, row: RoundRecord) -> QuestionView:
+        """Post a round a command opened; Refused or Unavailable for the person to be told. A
+        crash before it leaves the round open and unposted: the next start posts it."""
+        return await self.rounds.deliver_opened(row)
 
     async def answer(self, round_id: int, user: UserRef, choice: int) -> Feedback:
         return await self.rounds.answer(round_id, user, choice)

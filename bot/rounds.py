@@ -19,13 +19,14 @@ from bot.bank import Bank
 from bot.clock import Clock
 from bot.delivery import Delivery, Posted
 from bot.i18n import t
+from bot.limits import Limiter, Limits, Refusal
 from bot.model import ChannelRef, Lang, UserRef
 from bot.periods import to_ms
 from bot.ports import Refused, Unavailable
 from bot.selection import choose_question
 from bot.storage import AnswerRequest, CardRule, CloseReason, RoundKind, RoundRecord, Store
 from bot.topics import NO_FILTER, Filter
-from bot.views import Feedback, QuestionView
+from bot.views import Feedback, NoticeView, QuestionView
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,11 @@ class Rounds:
         holder: str,
         default_window: timedelta = DEFAULT_WINDOW,
         card_rule: CardRule | None = review.next_card,
+        limiter: Limiter | None = None,
     ) -> None:
         """`holder` is this replica in the claims other replicas see (see bot/app.py);
-        `card_rule` reschedules a person's review card with each recorded answer."""
+        `card_rule` reschedules a person's review card with each recorded answer; `limiter`
+        caps the questions open per channel and team (none when not given)."""
         self.store = store
         self.bank = bank
         self.clock = clock
@@ -65,6 +68,7 @@ class Rounds:
         self.default_window = default_window
         self.holder = holder
         self.card_rule = card_rule
+        self.limiter = limiter or Limiter(Limits.none(), clock)
         self._changed: list[Callable[[], None]] = []
         self._answered: list[Callable[[int], None]] = []
         self._message_locks: dict[int, asyncio.Lock] = {}
@@ -120,12 +124,41 @@ class Rounds:
         row = await self.open_round(channel, window=window, kind=kind, run=run, flt=flt)
         if row is None:
             return None
+        return await self.deliver_opened(row)
+
+    async def deliver_opened(self, row: RoundRecord) -> QuestionView:
+        """Post a round just opened for someone who waits for the outcome: Refused or
+        Unavailable as `start_round` says."""
         view, result = await self.post_opened(row)
         if result.outcome == "refused":
             raise Refused(result.reason)
         if result.outcome == "later":
             raise Unavailable(result.reason)
         return view
+
+    async def open_question(
+        self, channel: ChannelRef, *, flt: Filter = NO_FILTER
+    ) -> RoundRecord | NoticeView:
+        """`/zeroquiz question`: open a round (committed, not yet posted) unless a limit says
+        no; the limits are counted in the transaction that opens it, so commands arriving at
+        once open one question between them."""
+        async with self.store.transaction():
+            cid = await self.store.teams.channel_id(channel)
+            refusal = await self.limit_open(cid)
+            if refusal is not None:
+                return refusal.notice(await self.store.teams.channel_lang(channel))
+            row = await self.open_round(channel, flt=flt)
+        assert row is not None  # a single round has no run step to lose to another
+        return row
+
+    async def limit_open(self, channel_id: int) -> Refusal | None:
+        """Whether one more question may open in the channel (and its team), in the caller's
+        transaction (which, on PostgreSQL, then holds the team's row)."""
+        counts = await self.store.rounds.open_counts(channel_id)
+        closes_in = None
+        if counts.channel_closes_at is not None:
+            closes_in = (counts.channel_closes_at - self.now()).total_seconds()
+        return self.limiter.open_rounds(counts.in_channel, counts.in_team, closes_in)
 
     async def post_opened(self, row: RoundRecord) -> tuple[QuestionView, Posted]:
         """Post a round just opened; the outcome is decided (and logged) by `post_round`, and

@@ -6,7 +6,7 @@ or a late close can neither skip nor repeat a question of the run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from bot import presenter
@@ -14,9 +14,10 @@ from bot.bank import Bank
 from bot.clock import Clock
 from bot.delivery import Delivery
 from bot.i18n import t
+from bot.limits import CHANNEL_RUNS, Limiter, Refusal
 from bot.model import ChannelRef, Lang
 from bot.rounds import Rounds
-from bot.storage import RunRecord, Store
+from bot.storage import RoundRecord, RunRecord, Store
 from bot.topics import NO_FILTER, Filter, matching
 from bot.views import LeaderRow, NoticeView, QuestionView
 
@@ -32,6 +33,7 @@ class Runs:
     clock: Clock
     rounds: Rounds
     delivery: Delivery
+    limiter: Limiter | None = field(default=None, kw_only=True)  # counts refused runs
 
     async def start(
         self,
@@ -65,6 +67,42 @@ class Runs:
         return await self.rounds.start_round(
             channel, window=span, kind="run", run=(run_id, 0), flt=flt
         )
+
+    async def open(
+        self,
+        channel: ChannelRef,
+        count: int,
+        flt: Filter = NO_FILTER,
+        started_by: str | None = None,
+    ) -> RoundRecord | NoticeView:
+        """`/zeroquiz start N`: the run and its first round, committed together and not yet
+        posted (`Rounds.deliver_opened` posts it), unless the count is invalid, a run is going
+        or a limit on open questions says no: all decided in that one transaction."""
+        limit = min(MAX_RUN, len(matching(self.bank, flt)))
+        span = await self.rounds.channel_window(channel)
+        store = self.store
+        lang = await store.teams.channel_lang(channel)
+        if not 1 <= count <= limit:
+            return NoticeView(lang, t(lang, "run_count_invalid", max=limit), ok=False)
+        async with store.transaction():
+            cid = await store.teams.channel_id(channel)
+            refusal = await self.rounds.limit_open(cid)  # on PostgreSQL: the team's row held
+            if refusal is None and await store.rounds.unfinished_run(cid) is not None:
+                refusal = Refusal(CHANNEL_RUNS, "run_busy", {})
+                if self.limiter is not None:
+                    self.limiter.refused(refusal)
+            if refusal is not None:
+                return refusal.notice(lang)
+            run_id = await store.rounds.start_run(
+                cid, count, span, self.clock.now(),
+                started_by=started_by, topic=flt.topic, level=flt.level,
+            )  # fmt: skip
+            assert run_id is not None  # no unfinished run, in this same transaction
+            row = await self.rounds.open_round(
+                channel, window=span, kind="run", run=(run_id, 0), flt=flt
+            )
+        assert row is not None
+        return row
 
     async def abandon(self, channel: ChannelRef) -> None:
         """Abandon the channel's unfinished run and close its open rounds without moving on."""

@@ -421,8 +421,13 @@ def slash_payload(
         token="unused", team_id=TEAM, team_domain="zq", channel_id=channel,
         channel_name=channel_name,
         user_id=user, user_name=user.lower(), command="/zeroquiz", text=text,
-        api_app_id="A0ZEROQUIZ", response_url=response_url, trigger_id="1.2.3",
+        api_app_id="A0ZEROQUIZ", response_url=response_url, trigger_id=new_trigger_id(),
     )  # fmt: skip
+
+
+def new_trigger_id() -> str:
+    """A fresh trigger_id, as Slack gives every command its own (a repeated one is a replay)."""
+    return f"{int(time.time())}.{uuid.uuid4().int % 10**12}.{uuid.uuid4().hex}"
 
 
 def click_payload(

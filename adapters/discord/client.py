@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ from discord import app_commands
 
 from adapters.discord import clicks, inbound
 from adapters.discord.handlers import Handler
+from adapters.discord.render import REVIEW_TEMPLATE, TEMPLATE
 from adapters.discord.shards import IdentifyPacer, ShardPlan
 from adapters.discord.sync import sync_if_changed
 from adapters.discord.translator import CatalogueTranslator
@@ -26,6 +28,15 @@ MISMATCHES = (
     app_commands.CommandSignatureMismatch,
     app_commands.TransformerError,
 )
+
+
+OURS = (re.compile(TEMPLATE), re.compile(REVIEW_TEMPLATE))  # the DynamicItems' templates
+
+
+def is_ours(custom_id: object) -> bool:
+    """Whether a component's custom_id is one a ZeroQuiz button could carry (its DynamicItems
+    answer those; anything else no item of ours would ever answer)."""
+    return isinstance(custom_id, str) and any(t.fullmatch(custom_id) for t in OURS)
 
 
 def intents() -> discord.Intents:
@@ -100,6 +111,15 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.synced = await sync_if_changed(
             self.tree, self.application_id, self.guild_id, self.syncs
         )
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A click on a component that isn't ZeroQuiz's (another app's button, a message edited
+        by someone else) would get no answer ("This interaction failed"): say so privately."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data = interaction.data
+        if not is_ours(data.get("custom_id") if data is not None else None):
+            await self.handler.on_foreign_click(interaction)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         await self.pacer.wait(shard_id)

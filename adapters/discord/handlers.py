@@ -23,7 +23,7 @@ from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
 from adapters.text import storable
-from bot.commands import POSTING_COMMANDS, Command, Context, Reply, dispatch
+from bot.commands import POSTING_COMMANDS, Command, Context, Reply, accept
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
 from bot.quiz import Quiz
@@ -144,6 +144,11 @@ class Handler:
         """A button under our prefix that isn't a round and an option."""
         await self._notice(interaction, "a click on an invalid button", "button_invalid")
 
+    async def on_foreign_click(self, interaction: discord.Interaction) -> None:
+        """A component whose custom_id isn't ZeroQuiz's: "that button isn't mine"."""
+        log.info("discord: a click on a component that isn't ours: answered privately")
+        await self._notice(interaction, "a click on a foreign component", "button_not_mine")
+
     async def on_mismatched_command(self, interaction: discord.Interaction) -> None:
         """A command discord.py couldn't match to /zeroquiz as registered."""
         await self._notice(interaction, "a mismatched command", "discord_command_mismatch")
@@ -191,15 +196,19 @@ class Handler:
                 text = t(lang, "discord_missing_permission", permission=name)
                 await self._reply(interaction, NoticeView(lang, text, ok=False))
                 return
-            await interaction.response.defer(ephemeral=True, thinking=True)
 
         async def is_admin() -> bool:
             return interaction.permissions.manage_guild
 
-        reply = await dispatch(
-            self.quiz, command, Context(channel, user_ref(interaction), is_admin)
-        )
-        await self._reply(interaction, reply)
+        # Accepted before Discord is told anything: the receipt of this interaction (delivered
+        # twice, it is done once), its rates and, for `question` and `start`, its round are
+        # committed, so a command Discord saw acknowledged is carried out even if the process
+        # dies right after (the next start posts the round).
+        ctx = Context(channel, user_ref(interaction), is_admin)
+        accepted = await accept(self.quiz, command, ctx, receipt=str(interaction.id))
+        if accepted.rest is not None and command.name in POSTING_COMMANDS:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._reply(interaction, await accepted.finish())
 
     async def _reply(self, interaction: discord.Interaction, view: Reply) -> None:
         embed = reply_embed(view)

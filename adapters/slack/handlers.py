@@ -4,7 +4,9 @@ A click is recorded (committed, through the core's group commit) before it is ac
 an "OK" Slack has seen is always an answer in the database; only then is it acknowledged, and the
 private reply goes out through the response_url afterwards. The app runs with
 `process_before_response`, so the HTTP response leaves the moment `ack()` is called and the
-reply work is a tracked background task that a shutdown lets finish.
+reply work is a tracked background task that a shutdown lets finish. A command is accepted
+the same way before its ack (bot/commands.py `accept`: its receipt, its rates, and for `question`
+and `start` its round, committed); the posting and the private reply follow the ack.
 
 Bounded: at most CLICK_SLOTS clicks are between arrival and their reply at once. A click that
 finds no slot within ADMIT_SECONDS is refused with HTTP 503 and not recorded (Slack shows its own
@@ -64,7 +66,7 @@ from adapters.slack.shapes import (
 from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
 from adapters.slack.users import QUIET, SlackUsers
 from adapters.slack.web import error_code, with_token
-from bot.commands import Context, dispatch, parse_text
+from bot.commands import Accepted, Context, accept, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
@@ -123,15 +125,37 @@ class SlackHandlers:
     async def on_command(
         self, ack: AsyncAck, command: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await ack()
+        """Accepted before the acknowledgement: the receipt of its trigger_id (a replay is done
+        once), its rates and, for `question` and `start`, its round are committed first, so a
+        command Slack saw acknowledged is carried out even if the process dies right after (the
+        next start posts the round). Posting and the private reply follow the ack."""
         parsed = slash_command(command)
         if isinstance(parsed, Malformed):
+            await ack()
             log.warning("slack: ignored a %s", parsed)  # ShapeCheck refuses these first
             return
-        self._later(self._command(authorised(parsed, context)))
+        parsed = authorised(parsed, context)
+        user_id, team = parsed.user, parsed.team
+        name = self.users.known_name(user_id, team=team) or parsed.user_name
+        ctx = Context(
+            channel=ChannelRef(PLATFORM, team, parsed.channel),
+            user=UserRef(PLATFORM, team, user_id, name),
+            is_admin=lambda: self.users.is_admin(user_id, team=team),
+        )
+        try:
+            accepted: Accepted | None = await accept(
+                self.quiz, parse_text(parsed.text), ctx, receipt=parsed.trigger_id
+            )
+        except Exception:  # nothing was done: acknowledged, and the person is told it failed
+            log.exception("/zeroquiz in channel %s failed", parsed.channel)
+            accepted = None
+        await ack()
+        self._later(self._command(parsed, ctx, accepted))
 
-    async def _command(self, command: SlashCommand) -> None:
-        channel = ChannelRef(PLATFORM, command.team, command.channel)
+    async def _command(
+        self, command: SlashCommand, ctx: Context, accepted: Accepted | None
+    ) -> None:
+        channel = ctx.channel
         url = command.response_url
 
         async def apologise() -> None:
@@ -139,15 +163,16 @@ class SlackHandlers:
             failed = notice_message(NoticeView(lang, t(lang, "slack_failed"), ok=False))
             await self._reply(url, failed)
 
+        if accepted is None:
+            async with apologise_on_error("apologising for a failed /zeroquiz", apologise):
+                await apologise()
+            return
         async with apologise_on_error(f"/zeroquiz in channel {channel.channel}", apologise):
-            user_id = command.user
-            name = await self.users.display_name(user_id, command.user_name, team=command.team)
-            ctx = Context(
-                channel=channel,
-                user=UserRef(PLATFORM, command.team, user_id, name),
-                is_admin=lambda: self.users.is_admin(user_id, team=command.team),
-            )
-            reply = await dispatch(self.quiz, parse_text(command.text), ctx)
+            if accepted.rest is not None:  # the rest may show the person's name: learn it now
+                user_id = command.user
+                name = await self.users.display_name(user_id, command.user_name, team=command.team)
+                ctx.user = UserRef(PLATFORM, command.team, user_id, name)
+            reply = await accepted.finish()
             await self._reply(url, reply_message(reply))
 
     async def on_answer(

@@ -10,6 +10,9 @@ traceback in the log. Here, in this order:
 - signed but malformed (shapes.py names the problem): 400 and one warning line, never the body;
 - signed and well-formed but not ZeroQuiz's (another command, another action): 404, as Bolt
   answers an unhandled request;
+- signed, not ZeroQuiz's, in a shape Slack sends every app (`app_rate_limited`, an org-level
+  event without a team_id, a click on an element without a value or in another app's view):
+  200 and one log line (a warning for app_rate_limited), so Slack neither retries nor counts it;
 - otherwise Bolt gets the body as parsed here, once, and checks the signature again itself.
 aiohttp refuses bodies over its client_max_size (1 MiB) with 413 while reading them.
 
@@ -41,7 +44,7 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
 from adapters.slack import shapes
-from adapters.slack.shapes import Malformed, Unhandled
+from adapters.slack.shapes import Malformed, Quiet, Unhandled
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +65,8 @@ def inbound_middleware(app: AsyncApp, signing_secret: str, path: str) -> Middlew
         verdict = shapes.classify(body)
         if isinstance(verdict, Malformed):
             return _malformed(verdict)
+        if isinstance(verdict, Quiet):
+            return _quiet(verdict)
         if isinstance(verdict, Unhandled):
             log.warning("slack: no handler for a %s request: answered 404", verdict.kind)
             return _error(404, "unhandled request")
@@ -93,6 +98,9 @@ class ShapeCheck(AsyncMiddleware):
         if isinstance(verdict, Malformed):
             log.warning("slack: refused a %s", verdict)
             return BoltResponse(status=200 if req.mode == "socket_mode" else 400, body="")
+        if isinstance(verdict, Quiet):
+            _quiet(verdict)
+            return BoltResponse(status=200, body="")
         if isinstance(verdict, Unhandled):
             log.warning("slack: no handler for a %s request", verdict.kind)
             return BoltResponse(status=200 if req.mode == "socket_mode" else 404, body="")
@@ -109,6 +117,10 @@ class CheckedSocketMode(AsyncSocketModeHandler):
             if isinstance(body, dict)
             else Malformed(req.type, "not an object")
         )
+        if isinstance(verdict, Quiet):
+            _quiet(verdict)
+            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+            return
         if isinstance(verdict, Malformed | Unhandled):
             what = verdict if isinstance(verdict, Malformed) else f"{verdict.kind} with no handler"
             log.warning("slack: refused a %s over Socket Mode", what)
@@ -166,6 +178,15 @@ def _bolt_request(request: web.Request, text: str, body: dict[str, Any]) -> Asyn
     except Exception:
         return None
     return bolt_request
+
+
+def _quiet(verdict: Quiet) -> web.Response:
+    """200 and one line: a warning for app_rate_limited, which an operator should see."""
+    if verdict.loud:
+        log.warning("slack: %s: answered 200", verdict)
+    else:
+        log.info("slack: not ZeroQuiz's: %s: answered 200", verdict)
+    return web.Response(status=200, text="")
 
 
 def _malformed(problem: Malformed) -> web.Response:

@@ -52,6 +52,21 @@ class Unhandled:
 
 
 @dataclass(frozen=True)
+class Quiet:
+    """Not ZeroQuiz's, in a shape Slack sends anyway (an org-level event without a team, a click
+    on something that isn't a ZeroQuiz button, `app_rate_limited`): answered 200 with one log
+    line, so Slack neither retries it nor counts it against the app. `loud`: worth a warning
+    (Slack dropped events for a minute)."""
+
+    kind: str
+    why: str
+    loud: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.why})"
+
+
+@dataclass(frozen=True)
 class Passed:
     """A request Bolt answers by itself: url_verification, ssl_check."""
 
@@ -67,6 +82,7 @@ class SlashCommand:
     user_name: str
     text: str
     response_url: str
+    trigger_id: str | None = None  # Slack's id of this request: a repeat of it is done once
 
 
 @dataclass(frozen=True)
@@ -145,7 +161,7 @@ def json_object(text: str, kind: str, what: str) -> Body | Malformed:
     return value
 
 
-def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
+def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled | Quiet:
     """Which of ZeroQuiz's requests this is, checked; in Bolt's order of looking."""
     if "ssl_check" in body and body["ssl_check"] == "1":
         return Passed("ssl_check")
@@ -155,6 +171,11 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
         if not isinstance(body.get("challenge"), str):
             return Malformed("url_verification", "challenge is not a string")
         return Passed("url_verification")
+    if body.get("type") == "app_rate_limited":
+        minute = body.get("minute_rate_limited")
+        when = f"minute {minute}" if type(minute) is int else "no minute given"
+        team = _slack_id(body.get("team_id")) or "an unnamed workspace"
+        return Quiet("app_rate_limited", f"Slack held back events of {team}, {when}", loud=True)
     if "command" in body:
         if "type" in body:  # Bolt would also read it as the view, step... that type names
             return Malformed("slash command", "a slash command has no type")
@@ -163,11 +184,16 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
             return Unhandled("slash command")
         return command
     if body.get("type") == "event_callback":
+        if body.get("team_id") is None and isinstance(body.get("event"), dict):
+            return Quiet("event_callback", "an organisation-level event without a team_id")
         event = event_of(body)
         if isinstance(event, Event) and event.type not in EVENTS:
             return Unhandled(f"{event.type} event")
         return event
     if body.get("type") == "block_actions":
+        foreign = _foreign_click(body)
+        if foreign is not None:
+            return foreign
         click_ = click_of(body)
         ours = (ANSWER_ACTION, REVIEW_ACTION)
         if isinstance(click_, Click) and not any(a.match(click_.action_id) for a in ours):
@@ -200,6 +226,7 @@ def slash_command(body: Mapping[str, Any]) -> SlashCommand | Malformed:
         user_name=_text(body.get("user_name"), MAX_NAME) or "",
         text=text,
         response_url=url,
+        trigger_id=_text(body.get("trigger_id"), MAX_NAME) or None,
     )
 
 
@@ -280,6 +307,26 @@ def event_of(body: Mapping[str, Any]) -> Event | Malformed:
             return Malformed(kind, "event.tab is not a string")
         return Event(team, event_type, user=user, tab=tab)
     return Event(team, event_type)
+
+
+def _foreign_click(body: Mapping[str, Any]) -> Quiet | None:
+    """A click on something ZeroQuiz never draws, in a shape a ZeroQuiz click never has: an
+    element without a `value` (a select, a link button) or one in a view (another app's Home
+    tab, a modal). A well-formed click on another action keeps Bolt's 404 (`classify`)."""
+    actions = body.get("actions")
+    if not isinstance(actions, list) or not actions or not isinstance(actions[0], dict):
+        return None
+    action = actions[0]
+    action_id = action.get("action_id")
+    if not isinstance(action_id, str) or not action_id:
+        return None
+    if ANSWER_ACTION.match(action_id) or REVIEW_ACTION.match(action_id):
+        return None
+    if "value" not in action:
+        return Quiet("block_actions", "a click on an element without a value")
+    if isinstance(body.get("view"), dict):
+        return Quiet("block_actions", "a click in a view ZeroQuiz didn't draw")
+    return None
 
 
 def _home_view(body: Mapping[str, Any]) -> bool:

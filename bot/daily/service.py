@@ -24,6 +24,7 @@ from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date, occurrences
 from bot.delivery import Delivery
 from bot.i18n import t
+from bot.limits import Limiter
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.rounds import Rounds
 from bot.storage import PostingStatus, ScheduleRecord, Store
@@ -48,6 +49,7 @@ class DailySchedules:
     delivery: Delivery
     grace: timedelta = field(default=GRACE, kw_only=True)
     rng: random.Random = field(default_factory=random.Random, kw_only=True)  # adaptive topics
+    limiter: Limiter | None = field(default=None, kw_only=True)  # caps schedules per team
 
     # -- admin commands -------------------------------------------------------------------------
     async def command(self, channel: ChannelRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
@@ -77,6 +79,11 @@ class DailySchedules:
         now = self.clock.now()
         async with self.store.transaction():
             cid = await self.store.teams.channel_id(channel)
+            if self.limiter is not None:  # a new schedule, not a change, counts against the cap
+                active, here = await self.store.daily.team_schedule_count(cid)
+                refusal = None if here else self.limiter.add_schedule(active)
+                if refusal is not None:
+                    return refusal.notice(lang)
             await self.store.daily.upsert_schedule(
                 channel_id=cid,
                 at=spec.at,

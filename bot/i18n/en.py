@@ -274,4 +274,12 @@ MESSAGES: dict[str, str] = {
     "chart_title": "Model states per GPU, {psi}B parameters on {nd} GPUs (◀ this question)",
     "chart_dp": "Plain DP",
     "chart_stage": "Stage {n}",
+    # limits (bot/limits.py): each refusal changes nothing
+    "limit_question_open": "A question is already open in this channel: answer that one first. It closes in about {minutes} min.",
+    "limit_person_rate": "You're sending commands faster than I take them. Try again in {seconds} s.",
+    "limit_team_rate": "This workspace is sending more commands than I take at once. Try again in {seconds} s.",
+    "limit_team_rounds": "This workspace already has {limit} questions open, the most it may have at once. Try again when one has closed.",
+    "limit_daily_schedules": "This workspace already has {limit} daily questions, the most it may have. Turn one off first (`/zeroquiz daily off` in its channel).",
+    "command_repeated": "That command was carried out already.",
+    "button_not_mine": "That button isn't mine: it belongs to another app, so ZeroQuiz can't act on it.",
 }

@@ -279,4 +279,12 @@ MESSAGES: dict[str, str] = {
     "chart_title": "Model states per GPU, {psi} miliar parameter di {nd} GPU (◀ soal ini)",
     "chart_dp": "DP biasa",
     "chart_stage": "Stage {n}",
+    # batas (bot/limits.py): setiap penolakan tidak mengubah apa pun
+    "limit_question_open": "Masih ada soal yang terbuka di channel ini: jawab yang itu dulu. Soalnya ditutup sekitar {minutes} menit lagi.",
+    "limit_person_rate": "Perintahmu datang lebih cepat daripada yang bisa saya terima. Coba lagi dalam {seconds} detik.",
+    "limit_team_rate": "Workspace ini mengirim lebih banyak perintah daripada yang bisa saya terima sekaligus. Coba lagi dalam {seconds} detik.",
+    "limit_team_rounds": "Workspace ini sudah punya {limit} soal yang terbuka, batas terbanyak sekaligus. Coba lagi setelah salah satunya ditutup.",
+    "limit_daily_schedules": "Workspace ini sudah punya {limit} soal harian, batas terbanyaknya. Matikan salah satunya dulu (`/zeroquiz daily off` di channel-nya).",
+    "command_repeated": "Perintah itu sudah dijalankan.",
+    "button_not_mine": "Tombol itu bukan milik saya: tombol itu milik aplikasi lain, jadi ZeroQuiz tidak bisa menjalankannya.",
 }

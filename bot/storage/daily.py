@@ -69,6 +69,27 @@ class DailyTable:
             )
         return _schedule(row) if row is not None else None
 
+    async def team_schedule_count(self, channel_id: int) -> tuple[int, bool]:
+        """(active schedules in the channel's team, whether this channel has one of them), read
+        in the caller's transaction, so a cap on them holds against commands at once."""
+        async with self._e.transaction() as tx:
+            if tx.dialect == "postgres":  # schedules set in one team at once count in turn
+                await tx.fetchval(
+                    """SELECT t.id FROM teams t JOIN channels c ON c.team_id = t.id
+                       WHERE c.id = $1 FOR UPDATE OF t""",
+                    channel_id,
+                )
+            row = await tx.fetchrow(
+                """SELECT COUNT(*) AS n,
+                          COALESCE(SUM(CASE WHEN s.channel_id = $1 THEN 1 ELSE 0 END), 0) AS here
+                   FROM schedules s JOIN channels c ON c.id = s.channel_id
+                   WHERE s.active = 1
+                     AND c.team_id = (SELECT team_id FROM channels WHERE id = $1)""",
+                channel_id,
+            )
+        assert row is not None
+        return int(row["n"]), int(row["here"]) > 0
+
     async def upsert_schedule(
         self,
         *,

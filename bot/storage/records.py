@@ -72,6 +72,16 @@ class RoundRecord:
 
 
 @dataclass(frozen=True)
+class OpenCounts:
+    """How many rounds are open in a channel and in its team, and when the channel's first open
+    one closes: what the limits on opening one more are decided by (bot/limits.py)."""
+
+    in_channel: int
+    in_team: int
+    channel_closes_at: datetime | None
+
+
+@dataclass(frozen=True)
 class RunRecord:
     id: int
     window: timedelta

@@ -14,6 +14,7 @@ from bot.periods import from_ms, span_from_ms, span_ms, to_ms
 from bot.storage.engine import Conn, Engine, Record
 from bot.storage.records import (
     CloseReason,
+    OpenCounts,
     RoundKind,
     RoundRecord,
     RunRecord,
@@ -144,6 +145,27 @@ class RoundTable:
             row = await tx.fetchrow(ROUND_SELECT + " WHERE r.id = $1", int(rid))
         assert row is not None
         return _round(row)
+
+    async def open_counts(self, channel_id: int) -> OpenCounts:
+        """Open rounds in the channel and its team, read in the caller's transaction. On
+        PostgreSQL the team's row stays locked until that transaction ends, so commands opening
+        rounds in one team at once count one after another (SQLite has one writer anyway)."""
+        async with self._e.transaction() as tx:
+            lock = " FOR UPDATE" if tx.dialect == "postgres" else ""
+            team_id = await tx.fetchval("SELECT team_id FROM channels WHERE id = $1", channel_id)
+            await tx.fetchval(f"SELECT id FROM teams WHERE id = $1{lock}", team_id)
+            row = await tx.fetchrow(
+                """SELECT COUNT(*) AS n, MIN(deadline_at) AS first FROM rounds
+                   WHERE channel_id = $1 AND closed_at IS NULL""",
+                channel_id,
+            )
+            in_team = await tx.fetchval(
+                """SELECT COUNT(*) FROM rounds r JOIN channels c ON c.id = r.channel_id
+                   WHERE c.team_id = $1 AND r.closed_at IS NULL""",
+                team_id,
+            )
+        assert row is not None
+        return OpenCounts(int(row["n"]), int(in_team), _when(row["first"]))
 
     async def mark_posted(self, round_id: int, at: datetime, ref: str | None) -> None:
         """The question reached the platform (as message `ref`, where it has one)."""

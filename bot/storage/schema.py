@@ -358,6 +358,21 @@ def _insights_adaptive_daily(s: Spelling) -> Sequence[str]:
     )
 
 
+# Receipts of commands carried out (bot/storage/receipts.py), keyed by the platform's id of the
+# request (Slack's trigger_id, Discord's interaction id): a repeat of one is done once. Swept by
+# time, hence the index.
+def _command_receipts(s: Spelling) -> Sequence[str]:
+    return (
+        """CREATE TABLE command_receipts (
+        platform TEXT NOT NULL,
+        receipt TEXT NOT NULL,
+        received_at BIGINT NOT NULL,
+        PRIMARY KEY (platform, receipt)
+    )""",
+        "CREATE INDEX command_receipts_time ON command_receipts (received_at)",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -391,6 +406,13 @@ STEPS: tuple[Step, ...] = (
         "insights per question and option; adaptive daily questions",
         _insights_adaptive_daily,
         insights.rebuild,
+    ),
+    # Minutes of a platform's repeats, not the quiz's history.
+    Step(
+        14,
+        "receipts of commands carried out",
+        _command_receipts,
+        not_copied=("command_receipts",),
     ),
 )
 

@@ -12,6 +12,7 @@ from fake_discord import (
     CHANNEL_ID,
     EPHEMERAL,
     GUILD_ID,
+    MANAGE_GUILD,
     BotFactory,
     FakeDiscord,
     RunningBot,
@@ -227,6 +228,9 @@ async def test_a_command_discord_would_never_send_is_dropped_with_one_line(
 async def test_an_interaction_delivered_twice_is_answered_once_without_a_traceback(
     quiz: Quiz, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # The fixture's question closes first: a channel has one open question at a time.
+    closed = await quiz.fake.reply_to(await quiz.fake.slash("close", permissions=MANAGE_GUILD))
+    assert "Closed the open question." in text_of(closed)
     for sub in ("leaderboard", "question"):
         payload = quiz.fake.slash_payload(sub)
         posted = len(quiz.fake.posted)

@@ -59,9 +59,17 @@ async def test_twenty_sigkills_lose_no_acknowledged_click_and_reveal_every_quest
             await asyncio.sleep(0.002)
 
     watcher = asyncio.create_task(watch())
+    # Every cycle asks in the one channel while earlier questions are still open, and the last
+    # process closes them all, one command each: the limits this test is not about (one open
+    # question per channel, a person's command rate) are off.
+    env = discord_env(fake) | {
+        "ZEROQUIZ_LIMIT_CHANNEL_OPEN_QUESTIONS": "0",
+        "ZEROQUIZ_LIMIT_PERSON_BURST": "0",
+        "ZEROQUIZ_LIMIT_PERSON_PER_MINUTE": "0",
+    }
 
     for cycle in range(CYCLES):
-        serve = await start_serve(serves, db, discord_env(fake))
+        serve = await start_serve(serves, db, env)
         await discord_ready(fake, serve, identifies=cycle + 1)
         before = len(fake.posted)
 
@@ -85,7 +93,7 @@ async def test_twenty_sigkills_lose_no_acknowledged_click_and_reveal_every_quest
         await asyncio.sleep(0.05)  # callbacks already on their way are read by the fake
 
     answered = {t: who for t, who in acked.items() if fake.responses.get(t)}
-    last = await start_serve(serves, db, discord_env(fake))
+    last = await start_serve(serves, db, env)
     await discord_ready(fake, last, identifies=CYCLES + 1)
     while True:  # close every question still open, newest first
         reply = await fake.reply_to(await fake.slash("close", permissions=MANAGE_GUILD), WAIT)

@@ -18,6 +18,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 from fake_slack import (
+    CHANNEL,
     TEAM,
     FakeSlack,
     SlackHarness,
@@ -76,10 +77,12 @@ def schedules(db: Path) -> dict[str, int]:
     return dict(found)
 
 
-async def in_team(slack: SlackHarness, team: str, text: str, user: str) -> dict[str, Any]:
+async def in_team(
+    slack: SlackHarness, team: str, text: str, user: str, channel: str = CHANNEL
+) -> dict[str, Any]:
     """`/zeroquiz text` typed in `team`'s workspace (same app, same database)."""
     key = slack.fake.new_key()
-    payload = slash_payload(text, user, slack.fake.response_url(key)) | {"team_id": team}
+    payload = slash_payload(text, user, slack.fake.response_url(key), channel) | {"team_id": team}
     assert await slack.post(urlencode(payload)) == 200
     return await slack.fake.reply(key)
 
@@ -99,7 +102,8 @@ async def two_workspaces(slack: SlackHarness, fake: FakeSlack, db: Path) -> None
         assert "scheduled" in shown(
             (await in_team(slack, team, "daily 09:00 UTC", "UADMIN"))["blocks"]
         )
-        await in_team(slack, team, "question", "UADMIN")
+        # In a channel of its own: the daily question is open in the first (one per channel).
+        await in_team(slack, team, "question", "UADMIN", channel="C0ASKED")
         await answer_in(slack, team, user)
     await fake.wait_until(
         lambda: (
@@ -137,7 +141,9 @@ async def test_app_uninstalled_over_http_clears_names_and_stops_dailies(
         "1 daily schedules stopped"
     ]
     # Still serving: the other workspace plays on; a repeat of the event changes nothing.
-    assert "Question posted." in shown((await in_team(slack, OTHER, "question", "U2"))["blocks"])
+    # (In another channel: the first still has its question open, one per channel.)
+    posted = await in_team(slack, OTHER, "question", "U2", channel="C0SECOND")
+    assert "Question posted." in shown(posted["blocks"])
     assert await slack.post(*signed_json(event_body({"type": "app_uninstalled"}))) == 200
     assert schedules(db_path) == {TEAM: 0, OTHER: 1}
 

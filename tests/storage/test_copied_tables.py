@@ -53,7 +53,13 @@ async def test_this_releases_copy_carries_every_table_but_what_the_steps_leave_o
         assert tuple(await store.counts()) == CARRIED
     finally:
         await store.close()
-    left_out = {"shard_leases", "oauth_states", "command_syncs", "slack_events_seen"}
+    left_out = {
+        "shard_leases",
+        "oauth_states",
+        "command_syncs",
+        "slack_events_seen",
+        "command_receipts",
+    }
     assert left_out <= SCHEMA.not_copied
     # Every table the database has is carried, or left out by the step that made it (a table
     # made any other way, in a backfill say, would be dropped from backups unseen).
