@@ -20,6 +20,7 @@ from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
+from bot.library import Library
 from bot.quiz import Quiz
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
@@ -28,6 +29,7 @@ from bot.runs import Runs
 from bot.scheduler import Scheduler
 from bot.storage import CardRule, Store
 from bot.tally import LiveTally
+from bot.teampacks import TeamPacks
 
 
 @dataclass(frozen=True)
@@ -62,16 +64,17 @@ def build_core(
     told how late each scheduler pass ran (metrics)."""
     holder = holder or f"{rng.getrandbits(64):016x}"
     delivery = Delivery(clock)
+    library = Library(store, bank)
     rounds = Rounds(
-        store, bank, clock, rng, delivery,
+        store, library, clock, rng, delivery,
         holder=holder, default_window=default_window, card_rule=card_rule,
     )  # fmt: skip
     runs = Runs(store, bank, clock, rounds, delivery, default_window=default_window)
-    reveals = Reveals(store, bank, clock, rounds, delivery, holder=holder)
+    reveals = Reveals(store, library, clock, rounds, delivery, holder=holder)
     schedules = DailySchedules(store, bank, clock, rounds, delivery, grace=grace) if daily else None
     quiz = Quiz(
-        store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
-        daily=schedules,
+        store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, library, clock),
+        TeamPacks(store, library, clock), library=library, daily=schedules,
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

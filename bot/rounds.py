@@ -15,10 +15,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from bot import presenter, review
-from bot.bank import Bank
 from bot.clock import Clock
 from bot.delivery import Delivery, Posted
 from bot.i18n import t
+from bot.library import Library
 from bot.model import ChannelRef, Lang, UserRef
 from bot.periods import to_ms
 from bot.ports import Refused, Unavailable
@@ -46,7 +46,7 @@ class Rounds:
     def __init__(
         self,
         store: Store,
-        bank: Bank,
+        library: Library,
         clock: Clock,
         rng: random.Random,
         delivery: Delivery,
@@ -58,7 +58,7 @@ class Rounds:
         """`holder` is this replica in the claims other replicas see (see bot/app.py);
         `card_rule` reschedules a person's review card with each recorded answer."""
         self.store = store
-        self.bank = bank
+        self.library = library
         self.clock = clock
         self.rng = rng
         self.delivery = delivery
@@ -148,7 +148,8 @@ class Rounds:
         async with self.store.transaction():
             cid = await self.store.teams.channel_id(channel)
             uses = await self.store.rounds.question_use_counts(cid)
-            question = choose_question(self.bank, uses, self.rng, flt)
+            bank = await self.library.for_channel(cid)
+            question = choose_question(bank, uses, self.rng, flt)
             return await self.store.rounds.insert(
                 channel_id=cid,
                 question_id=question.id,
@@ -167,7 +168,7 @@ class Rounds:
         Every try of one round carries the same dedupe key, so after a crash between the post and
         saving its reference a platform that honours the key (Discord's enforced nonce) returns
         the message already posted instead of showing the question twice."""
-        question = self.bank.get(row.question_id)
+        question = await self.library.get(row.question_id)
         assert question is not None
         view = presenter.question_view(row, question, 0)
         result = Posted("posted")  # unless this call posts it: done meanwhile, or elsewhere
@@ -200,7 +201,7 @@ class Rounds:
         """
         now = self.now()
         row = await self._round_facts(round_id)
-        question = self.bank.get(row.question_id) if row else None
+        question = await self.library.get(row.question_id) if row else None
         # A click counts only in its own workspace: one signed for another team (or platform)
         # never reads or changes this round, whatever round id it names.
         foreign = row is not None and (user.team != row.team or user.platform != row.platform)
@@ -266,7 +267,7 @@ class Rounds:
         if row is None:
             return None
         count = await self.store.rounds.total_answers(round_id)
-        question = self.bank.get(row.question_id)
+        question = await self.library.get(row.question_id)
         return presenter.question_view(row, question, count) if question else None
 
     async def round_row(self, round_id: int) -> RoundRecord | None:

@@ -11,6 +11,7 @@ from bot.storage.errors import (
     StorageError,
 )
 from bot.storage.migrations import SCHEMA_VERSION
+from bot.storage.packs import SOURCES, ChannelPacks, PackLimitReached, PackRecord, Source
 from bot.storage.records import (
     AnswerOutcome,
     AnswerRequest,
@@ -30,14 +31,18 @@ from bot.storage.store import Store
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SOURCES",
     "AnswerOutcome",
     "AnswerRequest",
     "CardRule",
     "CardState",
+    "ChannelPacks",
     "CloseReason",
     "DatabaseTooNewError",
     "DatabaseUnreachable",
     "DatabaseUnusable",
+    "PackLimitReached",
+    "PackRecord",
     "PostingRecord",
     "PostingStatus",
     "RoundKind",
@@ -45,6 +50,7 @@ __all__ = [
     "RunRecord",
     "ScheduleRecord",
     "ShardLease",
+    "Source",
     "StaleClaim",
     "StorageError",
     "Store",

@@ -17,6 +17,7 @@ from bot.storage.cards import CardTable
 from bot.storage.daily import DailyTable
 from bot.storage.engine import Engine
 from bot.storage.installations import InstallationTable
+from bot.storage.packs import PackTable
 from bot.storage.rounds import RoundTable
 from bot.storage.schema import SCHEMA, Schema
 from bot.storage.scores import ScoreTable
@@ -42,6 +43,7 @@ class Store:
         self.shards = ShardTable(engine)
         self.installations = InstallationTable(engine)
         self.command_syncs = CommandSyncTable(engine)
+        self.packs = PackTable(engine)
 
     @classmethod
     async def open(

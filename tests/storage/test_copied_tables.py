@@ -23,7 +23,7 @@ from bot.storage.schema import SCHEMA, Spelling, Step
 # references).
 CARRIED = (
     "teams", "channels", "players", "runs", "rounds", "answers", "schedules", "daily_posts",
-    "score_totals", "installations", "cards",
+    "score_totals", "installations", "cards", "packs", "pack_versions", "channel_sources",
 )  # fmt: skip
 
 
