@@ -95,9 +95,19 @@ class Quiz:
         return await self.packs.command(TeamRef(channel.platform, channel.team), words, lang)
 
     async def add_pack(
-        self, team: TeamRef, text: str, *, label: str, name: str | None, by: str, lang: Lang
+        self,
+        team: TeamRef,
+        text: str,
+        *,
+        label: str,
+        name: str | None,
+        by: str,
+        lang: Lang,
+        default_name: str | None = None,
     ) -> Added:
-        return await self.packs.add(team, text, label=label, name=name, by=by, lang=lang)
+        return await self.packs.add(
+            team, text, label=label, name=name, by=by, lang=lang, default_name=default_name
+        )
 
     async def add_pack_question(
         self,

@@ -37,6 +37,7 @@ class Added:
 
     notice: NoticeView
     stored: bool
+    problems: tuple[str, ...] = ()  # every problem, unclipped (the terminal prints them all)
 
 
 class TeamPacks:
@@ -46,15 +47,25 @@ class TeamPacks:
         self._clock = clock
 
     async def add(
-        self, team: TeamRef, text: str, *, label: str, name: str | None, by: str, lang: Lang
+        self,
+        team: TeamRef,
+        text: str,
+        *,
+        label: str,
+        name: str | None,
+        by: str,
+        lang: Lang,
+        default_name: str | None = None,
     ) -> Added:
         """Check the whole pack, then store it as its name's next version. The name is `name`
-        if given, else the pack's own `name:`; `label` names the text in the problems."""
+        if given, else the pack's own `name:`, else `default_name` (a file's name); `label`
+        names the text in the problems."""
         try:
             content = check_pack(text, label)
         except BankError as exc:
-            return Added(problems_notice(lang, [str(p) for p in exc.problems]), False)
-        chosen = (name or "").strip().lower() or content.name
+            problems = tuple(str(p) for p in exc.problems)
+            return Added(problems_notice(lang, problems), False, problems)
+        chosen = (name or "").strip().lower() or content.name or default_name
         if not chosen or not ID_PATTERN.match(chosen) or len(chosen) > 40:
             notice = NoticeView(lang, t(lang, "pack_name_invalid", name=chosen or ""), ok=False)
             return Added(notice, False)
