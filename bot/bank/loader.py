@@ -336,6 +336,13 @@ class FileChecker:
             return self.text(node, what, limits.MAX_OPTION, extra={"correct"})
         if not isinstance(node, yaml.MappingNode):
             return self.one_text(node, what, limits.MAX_OPTION)
+        if any(isinstance(k, yaml.ScalarNode) and k.value in LANGS for k, _ in node.value):
+            self.report(
+                node,
+                f"{what} must be plain text or 'text:' with 'correct:': "
+                f"this file is in '{self.language}' only",
+            )
+            return None
         fields = self.mapping(node, ONE_LANGUAGE_OPTION_KEYS, what)
         if fields is None:
             return None
