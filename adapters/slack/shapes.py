@@ -67,6 +67,7 @@ class SlashCommand:
     user_name: str
     text: str
     response_url: str
+    trigger_id: str = ""  # opens a modal (`pack add`, `pack question`) within 3 s
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,19 @@ class Click:
 
 
 @dataclass(frozen=True)
+class Submission:
+    """A modal of ours submitted (adapters/slack/packs.py): who, in which workspace, the view's
+    callback_id and private_metadata, and each input's text by block id."""
+
+    kind: ClassVar[str] = "view_submission"
+    team: str
+    user: str
+    callback_id: str
+    metadata: str
+    values: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Event:
     """An Events API callback ZeroQuiz handles: the app removed from a workspace, or its tokens
     revoked (`bot_revoked`: the bot token among them, which ends the app's use of it too), or
@@ -98,7 +112,8 @@ class Event:
 
 
 Body = dict[str, Any]
-Request = SlashCommand | Click | Event | Passed
+Request = SlashCommand | Click | Event | Passed | Submission
+VIEWS = ("zeroquiz_pack_add", "zeroquiz_pack_question")  # the callback_ids of our modals
 HOME_EVENT = "app_home_opened"
 REMOVED_EVENTS = ("app_uninstalled", "tokens_revoked")
 EVENTS = (HOME_EVENT, *REMOVED_EVENTS)  # the manifest's bot_events, in this order
@@ -167,6 +182,11 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
         if isinstance(event, Event) and event.type not in EVENTS:
             return Unhandled(f"{event.type} event")
         return event
+    if body.get("type") == "view_submission":
+        submitted = submission_of(body)
+        if isinstance(submitted, Submission) and submitted.callback_id not in VIEWS:
+            return Unhandled("view_submission")
+        return submitted
     if body.get("type") == "block_actions":
         click_ = click_of(body)
         ours = (ANSWER_ACTION, REVIEW_ACTION)
@@ -200,6 +220,7 @@ def slash_command(body: Mapping[str, Any]) -> SlashCommand | Malformed:
         user_name=_text(body.get("user_name"), MAX_NAME) or "",
         text=text,
         response_url=url,
+        trigger_id=_text(body.get("trigger_id"), MAX_NAME) or "",
     )
 
 
@@ -247,6 +268,45 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
         message_ts=_message_ts(body),
         home=home,
     )
+
+
+def submission_of(body: Mapping[str, Any]) -> Submission | Malformed:
+    """A view_submission as the modal handlers read it: plain-text inputs only."""
+    kind = "view_submission"
+    view = body.get("view")
+    if not isinstance(view, dict):
+        return Malformed(kind, "view is not an object")
+    callback = _text(view.get("callback_id"), MAX_NAME)
+    if not callback:
+        return Malformed(kind, "view.callback_id is missing or not a string")
+    user = body.get("user")
+    if not isinstance(user, dict) or _slack_id(user.get("id")) is None:
+        return Malformed(kind, "user.id is missing or not an ID")
+    team = body.get("team")
+    if team is not None and not isinstance(team, dict):
+        return Malformed(kind, "team is not an object")
+    team_id = _slack_id((team or {}).get("id")) or _slack_id(user.get("team_id"))
+    if team_id is None:
+        return Malformed(kind, "no team ID")
+    metadata = _text(view.get("private_metadata", ""), MAX_TEXT)
+    if metadata is None:
+        return Malformed(kind, "view.private_metadata is not a string")
+    state = view.get("state", {})
+    blocks = state.get("values", {}) if isinstance(state, dict) else None
+    if not isinstance(blocks, dict):
+        return Malformed(kind, "view.state.values is not an object")
+    values: dict[str, str] = {}
+    for block_id, actions in blocks.items():
+        if not isinstance(actions, dict):
+            return Malformed(kind, "a view.state value is not an object")
+        for action in actions.values():
+            if not isinstance(action, dict):
+                return Malformed(kind, "a view.state input is not an object")
+            text = _text(action.get("value") or "", MAX_TEXT)
+            if text is None:
+                return Malformed(kind, "an input's value is not a string")
+            values[str(block_id)] = text
+    return Submission(team_id, user["id"], callback, metadata, values)
 
 
 def event_of(body: Mapping[str, Any]) -> Event | Malformed:
