@@ -102,9 +102,27 @@ def _command_problem(data: object) -> str | None:
         return "command data is not a chat input command"
     if not _snowflake(data.get("guild_id"), optional=True):
         return "command data has a guild_id that is not a snowflake"
-    if data.get("resolved", {}) != {}:  # users, channels, roles: no /zeroquiz option takes one
-        return "command data resolves users, channels or roles"
+    resolved = data.get("resolved", {})
+    if not isinstance(resolved, dict) or set(resolved) - {"attachments"}:
+        return "command data resolves users, channels or roles"  # no /zeroquiz option takes one
+    if "attachments" in resolved and not _attachments_ok(resolved["attachments"]):
+        return "command data resolves an attachment without id, filename, size or url"
     return _options_problem(data, 0)
+
+
+def _attachments_ok(attachments: object) -> bool:
+    """`/zeroquiz pack action:add file:` resolves its file: what discord.py's Attachment and
+    adapters/discord/packs.py read."""
+    if not isinstance(attachments, dict):
+        return False
+    for found in attachments.values():
+        if not isinstance(found, dict) or not _snowflake(found.get("id")):
+            return False
+        if not isinstance(found.get("filename"), str) or type(found.get("size")) is not int:
+            return False
+        if not isinstance(found.get("url"), str) or not isinstance(found.get("proxy_url"), str):
+            return False
+    return True
 
 
 def _options_problem(parent: dict[str, Any], depth: int) -> str | None:
