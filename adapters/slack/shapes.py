@@ -183,10 +183,10 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled:
             return Unhandled(f"{event.type} event")
         return event
     if body.get("type") == "view_submission":
-        submitted = submission_of(body)
-        if isinstance(submitted, Submission) and submitted.callback_id not in VIEWS:
-            return Unhandled("view_submission")
-        return submitted
+        view = body.get("view")
+        if not isinstance(view, dict) or view.get("callback_id") not in VIEWS:
+            return Unhandled("view_submission")  # not one of our modals: Bolt has no listener
+        return submission_of(body)
     if body.get("type") == "block_actions":
         click_ = click_of(body)
         ours = (ANSWER_ACTION, REVIEW_ACTION)

@@ -131,3 +131,22 @@ async def test_one_question_written_in_the_form_joins_a_pack(
     assert "Pack `from-chat` saved as version 1: 1 question(s)" in await reply_to(fake, modal)
     exported = shown((await admin_slack.ask("pack export from-chat", user=ADMIN))["blocks"])
     assert "Which stage shards the parameters?" in exported and "```" in exported
+
+
+async def test_a_garbage_submission_of_our_modal_is_a_400_and_changes_nothing(
+    admin_slack: SlackHarness, fake: FakeSlack
+) -> None:
+    import json
+    from urllib.parse import quote
+
+    from fake_slack import signed_headers
+
+    payload = {
+        "type": "view_submission",
+        "team": {"id": TEAM},
+        "user": {"id": ADMIN, "team_id": TEAM},
+        "view": {"callback_id": "zeroquiz_pack_add", "state": {"values": ["not", "a", "map"]}},
+    }
+    body = "payload=" + quote(json.dumps(payload))
+    assert await admin_slack.post(body, signed_headers(body)) == 400
+    assert await admin_slack.runtime.store.packs.list(TeamRef("slack", TEAM)) == []
