@@ -24,6 +24,8 @@ from bot.storage import StorageError, Store
 from bot.topics import parse_level
 
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
+QUESTIONS_HELP = "question files or folders, added to the bundled ones (as in serve)"
+NO_BUNDLED_HELP = "only the --questions files, without the bundled bank (as in serve)"
 
 
 def installed_version() -> str:
@@ -51,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="only questions of this difficulty: 1-3, easy/medium/hard, mudah/sedang/sulit",
     )
     play.add_argument("--db", help=DB_HELP)
-    play.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
+    play.add_argument("--questions", nargs="+", metavar="PATH", help=QUESTIONS_HELP)
+    play.add_argument("--no-bundled", action="store_true", help=NO_BUNDLED_HELP)
 
     review = sub.add_parser("review", help="review your due cards in the terminal")
     review.add_argument("--lang", choices=LANGS, default="en")
@@ -59,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--topic", help="only cards of this tag (offload, zeropp, ...)")
     review.add_argument("--level", help="only cards of this difficulty (as in `zeroquiz play`)")
     review.add_argument("--db", help=DB_HELP)
-    review.add_argument("--questions", nargs="+", metavar="PATH", help="question files or folders")
+    review.add_argument("--questions", nargs="+", metavar="PATH", help=QUESTIONS_HELP)
+    review.add_argument("--no-bundled", action="store_true", help=NO_BUNDLED_HELP)
 
     serve = sub.add_parser("serve", help="run every chat adapter configured in the environment")
     serve.add_argument("--db", help=DB_HELP)
@@ -80,8 +84,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve only the --questions files ($ZEROQUIZ_NO_BUNDLED=1)",
     )  # fmt: skip
 
-    validate = sub.add_parser("validate", help="check question files; exit 1 on any problem")
-    validate.add_argument("paths", nargs="*", metavar="PATH", help="files or folders; - is stdin")
+    validate = sub.add_parser(
+        "validate", help="check question files as serve will load them; exit 1 on any problem"
+    )
+    validate.add_argument(
+        "paths", nargs="*", metavar="PATH",
+        help="files or folders, checked with the bundled bank as serve adds them; - is stdin "
+        "(default: $ZEROQUIZ_QUESTIONS, as serve)",
+    )  # fmt: skip
+    validate.add_argument(
+        "--no-bundled", action="store_true",
+        help="check the files alone, as `serve --no-bundled` loads them ($ZEROQUIZ_NO_BUNDLED=1)",
+    )  # fmt: skip
 
     export = sub.add_parser("export", help="print the question bank as JSON or as a question file")
     export.add_argument("paths", nargs="*", metavar="PATH")
@@ -96,8 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     copy.add_argument("target", metavar="TO", help="where to copy it; must hold no ZeroQuiz data")
 
     from adapters.backupcmd import add_parsers as add_backup_parsers
+    from adapters.packcmd import add_parsers as add_pack_parsers
 
     add_backup_parsers(sub)
+    add_pack_parsers(sub)
 
     from adapters.insightscmd import add_parser as add_insights_parser
 
@@ -111,10 +127,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def cmd_validate(paths: Sequence[str]) -> int:
-    """Every problem of the files (`-`: the file piped on stdin), or a one-line summary."""
+def cmd_validate(paths: Sequence[str], no_bundled: bool = False) -> int:
+    """Every problem of the files (`-`: the file piped on stdin), or a one-line summary: what
+    `serve` with the same files and options would load (adapters/questions.py)."""
+    from adapters.questions import serve_bank
+    from adapters.runtime import ConfigError
+
     try:
-        bank = load_bank(paths or None, stdin=sys.stdin.buffer)
+        bank = serve_bank(paths or None, no_bundled, os.environ, stdin=sys.stdin.buffer)
+    except ConfigError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return EX_USAGE
     except BankError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -145,9 +168,14 @@ async def cmd_play(args: argparse.Namespace) -> int:
     from adapters.console.play import play
     from adapters.console.review import review
     from adapters.console.surface import WINDOW, stdin_reader
+    from adapters.questions import chosen_bank
+    from adapters.runtime import ConfigError
 
     try:
-        bank = load_bank(args.questions)
+        bank = chosen_bank(args.questions, args.no_bundled)
+    except ConfigError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return EX_USAGE
     except BankError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -195,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         if args.command == "validate":
-            return cmd_validate(args.paths)
+            return cmd_validate(args.paths, args.no_bundled)
         if args.command == "export":
             return cmd_export(args.paths, args.format)
         if args.command == "play" and not 1 <= args.count <= MAX_RUN:
@@ -224,6 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from adapters.insightscmd import cmd_insights
 
             return asyncio.run(cmd_insights(args))
+        if args.command == "pack":
+            from adapters.packcmd import cmd_pack
+
+            return asyncio.run(cmd_pack(args))
         if args.command == "discord-invite":
             from adapters.discord.invite import cmd_invite
 

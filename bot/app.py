@@ -22,6 +22,7 @@ from bot.controls.service import Controls
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
 from bot.insights import Insights
+from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.quiz import Quiz
 from bot.reveals import Reveals
@@ -31,6 +32,7 @@ from bot.runs import Runs
 from bot.scheduler import Scheduler
 from bot.storage import CardRule, Store
 from bot.tally import LiveTally
+from bot.teampacks import TeamPacks
 
 
 @dataclass(frozen=True)
@@ -70,21 +72,22 @@ def build_core(
     holder = holder or f"{rng.getrandbits(64):016x}"
     limiter = Limiter(limits or Limits.none(), clock, on_refused=on_limit)
     delivery = Delivery(clock)
+    library = Library(store, bank)
     rounds = Rounds(
-        store, bank, clock, rng, delivery,
+        store, library, clock, rng, delivery,
         holder=holder, default_window=default_window, card_rule=card_rule, limiter=limiter,
     )  # fmt: skip
     runs = Runs(store, bank, clock, rounds, delivery, limiter=limiter)
-    reveals = Reveals(store, bank, clock, rounds, delivery, holder=holder)
+    reveals = Reveals(store, library, clock, rounds, delivery, holder=holder)
     schedules = (
         DailySchedules(store, bank, clock, rounds, delivery, grace=grace, rng=rng, limiter=limiter)
         if daily
         else None
     )
     quiz = Quiz(
-        store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, bank, clock),
-        Controls(store, clock, default_window=default_window), daily=schedules,
-        insights=Insights(store, bank, clock), limiter=limiter,
+        store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, library, clock),
+        Controls(store, clock, default_window=default_window), TeamPacks(store, library, clock),
+        library=library, daily=schedules, insights=Insights(store, bank, clock), limiter=limiter,
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

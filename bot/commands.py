@@ -183,7 +183,7 @@ async def _help(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply
 
 
 async def _question(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply | Later:
-    flt = _filter(quiz, command.args, lang)
+    flt = await _filter(quiz, command.args, lang, ctx.channel)
     if isinstance(flt, NoticeView):
         return flt
     opened = await quiz.open_question(ctx.channel, flt)
@@ -200,7 +200,7 @@ async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     count = _int(command.args[counts[0]])
     assert count is not None
     rest = command.args[: counts[0]] + command.args[counts[0] + 1 :]
-    flt = _filter(quiz, rest, lang)
+    flt = await _filter(quiz, rest, lang, ctx.channel)
     if isinstance(flt, NoticeView):
         return flt
     opened = await quiz.open_run(ctx.channel, count, flt, ctx.user.user)
@@ -228,7 +228,7 @@ async def _stats(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
 
 async def _review(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     """`review [topic] [level]`: the person's due cards, privately (bot/reviewing.py)."""
-    flt = _filter(quiz, command.args, lang)
+    flt = await _filter(quiz, command.args, lang, ctx.channel)
     if isinstance(flt, NoticeView):
         return flt
     return await quiz.start_review(ctx.user, flt, lang)
@@ -284,6 +284,16 @@ async def _audit(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     return await quiz.audit_log(ctx.channel, command.args, lang)
 
 
+async def _pack(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """`pack list|show|remove|export NAME`; `pack add` and `pack question` open a form where
+    the surface has one (Slack's modals, Discord's attachment and modal)."""
+    return await quiz.pack_command(ctx.channel, command.args, lang)
+
+
+async def _questions(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    return await quiz.questions_source(ctx.channel, command.args, lang)
+
+
 REGISTRY: tuple[Spec, ...] = (
     Spec("question", _question, usage="[topic] [easy|medium|hard]", posts=True, early=True),
     Spec("start", _start, usage="N [topic] [easy|medium|hard]", posts=True, early=True),
@@ -306,6 +316,8 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("forget", _forget, usage="me|@person [confirm]", audit=_forgot_someone),
     Spec("audit", _audit, usage="[page]", admin=True),
     Spec("insights", _insights, usage="[week|month|all] [topic]", admin=True),
+    Spec("pack", _pack, usage="add|question|list|show|remove|export [NAME]", admin=True),
+    Spec("questions", _questions, usage="bundled|team|both", admin=True),
     Spec("help", _help),
 )
 BY_NAME: dict[str, Spec] = {spec.name: spec for spec in REGISTRY}
@@ -325,13 +337,17 @@ async def _post(quiz: Quiz, lang: Lang, row: RoundRecord, count: int | None) -> 
     return NoticeView(lang, t(lang, "question_posted"))
 
 
-def _filter(quiz: Quiz, words: tuple[str, ...], lang: Lang) -> Filter | NoticeView:
-    """The topic and level words, or the private notice that says what is wrong with them."""
-    flt = parse_filter(words, quiz.bank)
+async def _filter(
+    quiz: Quiz, words: tuple[str, ...], lang: Lang, channel: ChannelRef
+) -> Filter | NoticeView:
+    """The topic and level words, or the private notice that says what is wrong with them; the
+    topics are those of what the channel draws from (its team's packs' tags too)."""
+    bank = await quiz.channel_bank(channel) if words else quiz.bank
+    flt = parse_filter(words, bank)
     if isinstance(flt, UnknownTopic):
-        listed = ", ".join(f"`{name}`" for name in topics(quiz.bank))
+        listed = ", ".join(f"`{name}`" for name in topics(bank))
         return NoticeView(lang, t(lang, "topic_unknown", word=flt.word, topics=listed), ok=False)
-    if not matching(quiz.bank, flt):
+    if not matching(bank, flt):
         return NoticeView(lang, t(lang, "filter_no_match"), ok=False)
     return flt
 

@@ -19,6 +19,7 @@ from bot.controls.service import Controls
 from bot.delivery import Delivery
 from bot.i18n import t
 from bot.insights import Insights
+from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.ports import ChatPort
@@ -27,6 +28,7 @@ from bot.reviewing import Reviews
 from bot.rounds import Rounds
 from bot.runs import Runs
 from bot.storage import CloseReason, RoundRecord, Store
+from bot.teampacks import Added, TeamPacks
 from bot.topics import NO_FILTER, Filter
 from bot.views import (
     Feedback,
@@ -62,7 +64,9 @@ class Quiz:
         reveals: Reveals,
         reviews: Reviews,
         controls: Controls,
+        packs: TeamPacks,
         *,
+        library: Library,
         daily: DailySchedules | None = None,
         insights: Insights | None = None,
         limiter: Limiter | None = None,
@@ -70,7 +74,9 @@ class Quiz:
         """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal);
         `limiter` holds the command rates (none when not given)."""
         self.store = store
-        self.bank = bank
+        self.library = library
+        self.bank = bank  # the bundled bank (the terminal; topics where no channel is known)
+        self.packs = packs  # the team's own question packs
         self.clock = clock
         self.delivery = delivery
         self.rounds = rounds
@@ -94,6 +100,51 @@ class Quiz:
 
     def now(self) -> datetime:
         return self.clock.now()
+
+    # -- question packs (bot/teampacks.py) ----------------------------------------------------
+    async def channel_bank(self, channel: ChannelRef) -> Bank:
+        """What the channel draws from now (its topics and filters follow it)."""
+        return await self.library.for_channel_ref(channel)
+
+    async def pack_command(
+        self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
+    ) -> NoticeView:
+        return await self.packs.command(TeamRef(channel.platform, channel.team), words, lang)
+
+    async def add_pack(
+        self,
+        team: TeamRef,
+        text: str,
+        *,
+        label: str,
+        name: str | None,
+        by: str,
+        lang: Lang,
+        default_name: str | None = None,
+    ) -> Added:
+        return await self.packs.add(
+            team, text, label=label, name=name, by=by, lang=lang, default_name=default_name
+        )
+
+    async def add_pack_question(
+        self,
+        team: TeamRef,
+        pack: str,
+        prompt: str,
+        options: str,
+        explanation: str,
+        *,
+        by: str,
+        lang: Lang,
+    ) -> Added:
+        return await self.packs.add_question(
+            team, pack, prompt, options, explanation, by=by, lang=lang
+        )
+
+    async def questions_source(
+        self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
+    ) -> NoticeView:
+        return await self.packs.source(channel, words, lang)
 
     # -- rounds ---------------------------------------------------------------------------------
     async def start_round(

@@ -12,9 +12,9 @@ import logging
 from dataclasses import dataclass, field
 
 from bot import presenter
-from bot.bank import Bank
 from bot.clock import Clock
 from bot.delivery import Delivery
+from bot.library import Library
 from bot.rounds import CLAIM_LEASE, Rounds
 from bot.storage import RoundRecord, Store
 from bot.views import RevealView
@@ -30,7 +30,7 @@ class Reveals:
     replica in the reveal claims."""
 
     store: Store
-    bank: Bank
+    library: Library
     clock: Clock
     rounds: Rounds
     delivery: Delivery
@@ -98,7 +98,7 @@ class Reveals:
         counts = await self.store.rounds.answer_counts(round_id)
         fastest = await self.store.rounds.fastest_correct(round_id)
         history = await self.store.daily.history(row.channel_id) if row.kind == "daily" else []
-        question = self.bank.get(row.question_id)
+        question = await self.library.get(row.question_id)
         if question is None:
             return None
         streaks = presenter.daily_streaks(history)

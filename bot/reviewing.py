@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot import review
-from bot.bank import Bank
 from bot.charts import question_chart
 from bot.clock import Clock
 from bot.i18n import t
+from bot.library import Library
 from bot.model import LETTERS, Lang, Question, UserRef
 from bot.periods import to_ms
 from bot.presenter import option_lines, verdict_headline
@@ -85,9 +85,9 @@ def decode(token: str) -> Click | None:
 
 
 class Reviews:
-    def __init__(self, store: Store, bank: Bank, clock: Clock) -> None:
+    def __init__(self, store: Store, library: Library, clock: Clock) -> None:
         self._store = store
-        self._bank = bank
+        self._library = library
         self._clock = clock
 
     async def start(self, user: UserRef, flt: Filter, lang: Lang) -> ReviewView | NoticeView:
@@ -119,7 +119,7 @@ class Reviews:
 
     async def answer(self, user: UserRef, click: Click) -> ReviewResult | NoticeView:
         lang = click.lang
-        question = self._bank.get(click.question_id)
+        question = await self._library.get(click.question_id)
         if question is None or not 0 <= click.option < len(question.options):
             return NoticeView(lang, t(lang, "button_invalid"), ok=False)
         correct = click.option == question.answer
@@ -145,7 +145,7 @@ class Reviews:
         due: list[tuple[Question, int]] = []
         upcoming: datetime | None = None
         for question_id, due_at in await self._store.cards.of(user):
-            question = self._bank.get(question_id)
+            question = await self._library.get(question_id)
             if question is None or not flt.matches(question):
                 continue
             if due_at <= now:

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from bot import presenter, review
-from bot.bank import Bank
 from bot.clock import Clock
 from bot.delivery import Delivery, Posted
 from bot.i18n import t
+from bot.library import Library
 from bot.limits import Limiter, Limits, Refusal
 from bot.model import ChannelRef, Lang, UserRef
 from bot.periods import to_ms
@@ -47,7 +47,7 @@ class Rounds:
     def __init__(
         self,
         store: Store,
-        bank: Bank,
+        library: Library,
         clock: Clock,
         rng: random.Random,
         delivery: Delivery,
@@ -61,7 +61,7 @@ class Rounds:
         `card_rule` reschedules a person's review card with each recorded answer; `limiter`
         caps the questions open per channel and team (none when not given)."""
         self.store = store
-        self.bank = bank
+        self.library = library
         self.clock = clock
         self.rng = rng
         self.delivery = delivery
@@ -182,7 +182,8 @@ class Rounds:
             span = window or await self.channel_window(channel)
             cid = await self.store.teams.channel_id(channel)
             uses = await self.store.rounds.question_use_counts(cid)
-            question = choose_question(self.bank, uses, self.rng, flt)
+            bank = await self.library.for_channel(cid)
+            question = choose_question(bank, uses, self.rng, flt)
             return await self.store.rounds.insert(
                 channel_id=cid,
                 question_id=question.id,
@@ -206,7 +207,7 @@ class Rounds:
         Every try of one round carries the same dedupe key, so after a crash between the post and
         saving its reference a platform that honours the key (Discord's enforced nonce) returns
         the message already posted instead of showing the question twice."""
-        question = self.bank.get(row.question_id)
+        question = await self.library.get(row.question_id)
         assert question is not None
         view = presenter.question_view(row, question, 0)
         result = Posted("posted")  # unless this call posts it: done meanwhile, or elsewhere
@@ -239,7 +240,7 @@ class Rounds:
         """
         now = self.now()
         row = await self._round_facts(round_id)
-        question = self.bank.get(row.question_id) if row else None
+        question = await self.library.get(row.question_id) if row else None
         # A click counts only in its own workspace: one signed for another team (or platform)
         # never reads or changes this round, whatever round id it names.
         foreign = row is not None and (user.team != row.team or user.platform != row.platform)
@@ -305,7 +306,7 @@ class Rounds:
         if row is None:
             return None
         count = await self.store.rounds.total_answers(round_id)
-        question = self.bank.get(row.question_id)
+        question = await self.library.get(row.question_id)
         return presenter.question_view(row, question, count) if question else None
 
     async def round_row(self, round_id: int) -> RoundRecord | None:

@@ -11,6 +11,7 @@ import random
 from collections import Counter
 
 from bot.bank import Bank
+from bot.bank.packs import use_key
 from bot.bank.templates import SEED_LIMIT, Template
 from bot.model import Question
 from bot.topics import NO_FILTER, Filter, entries
@@ -26,9 +27,9 @@ def choose_question(
     pool = [entry for entry in everything if flt.matches(entry)] or everything
     asked = Counter[str]()
     for question_id, n in uses.items():
-        asked[question_id.partition("@")[0]] += n
-    least = min(asked[entry.id] for entry in pool)
-    fresh = [entry for entry in pool if asked[entry.id] == least]
+        asked[use_key(question_id)] += n
+    least = min(asked[use_key(entry.id)] for entry in pool)
+    fresh = [entry for entry in pool if asked[use_key(entry.id)] == least]
     chosen = fresh[rng.randrange(len(fresh))]
     if isinstance(chosen, Question):
         return chosen

@@ -174,6 +174,7 @@ class FakeDiscord:
         self._threads: dict[str, Json] = {}  # id -> a thread made by thread()
         self._clicked: dict[str, int] = {}  # component interaction token -> the message clicked
         self.response_ids: dict[str, int] = {}  # interaction token -> the message it answered with
+        self.files: dict[str, bytes] = {}  # attachment id -> its bytes, served under /cdn/
 
     # -- ids and objects ------------------------------------------------------------------------
     def snowflake(self) -> int:
@@ -684,6 +685,77 @@ class FakeDiscord:
         member = self.member(who or user(1), permissions)
         return self._interaction(2, member, data, app_perms, guild, place)
 
+    async def slash_with_file(
+        self,
+        sub: str,
+        options: dict[str, Any],
+        option: str,
+        filename: str,
+        content: bytes,
+        *,
+        permissions: int = 0,
+        guild: int = GUILD_ID,
+    ) -> str:
+        """`/zeroquiz <sub>` with a file attached to its `option` (an ATTACHMENT option: the
+        value is the attachment's id, the attachment itself in `data.resolved`), the file
+        served from this fake's CDN; returns the interaction token."""
+        aid = str(self.snowflake())
+        self.files[aid] = content
+        payload = self.slash_payload(
+            sub, {**options, option: aid}, permissions=permissions, guild=guild
+        )
+        payload["data"]["resolved"] = {
+            "attachments": {
+                aid: {
+                    "id": aid, "filename": filename, "size": len(content),
+                    "url": f"{self.url}/cdn/{aid}/{filename}",
+                    "proxy_url": f"{self.url}/cdn/{aid}/{filename}",
+                    "content_type": "application/yaml",
+                }
+            }
+        }  # fmt: skip
+        self.sent_at[str(payload["token"])] = time.monotonic()
+        await self.send_event("INTERACTION_CREATE", payload)
+        return str(payload["token"])
+
+    async def cdn(self, request: web.Request) -> web.Response:
+        content = self.files.get(request.match_info["id"])
+        if content is None:
+            return web.Response(status=404)
+        return web.Response(body=content, content_type="application/octet-stream")
+
+    def modal_of(self, token: str) -> Json:
+        """The modal the bot answered an interaction with (callback type 9)."""
+        for body in self.responses.get(token, []):
+            if body.get("type") == 9:
+                data: Json = body["data"]
+                return data
+        raise AssertionError("no modal was sent")
+
+    async def submit_modal(
+        self, modal: Json, values: dict[str, str], *, permissions: int = 0, guild: int = GUILD_ID
+    ) -> str:
+        """Submit a modal the bot sent, its text inputs filled in (MODAL_SUBMIT, type 5);
+        returns the interaction token."""
+
+        def inputs(component: Json) -> list[Json]:
+            if component.get("type") == 4:
+                return [component]
+            found = [component["component"]] if "component" in component else []
+            return found + [c for child in component.get("components", []) for c in inputs(child)]
+
+        rows = [
+            {"type": 1, "components": [
+                {"type": 4, "custom_id": i["custom_id"], "value": values.get(i["custom_id"], "")}
+            ]}
+            for top in modal["components"] for i in inputs(top)
+        ]  # fmt: skip
+        data = {"custom_id": modal["custom_id"], "components": rows}
+        payload = self._interaction(5, self.member(user(1), permissions), data, None, guild)
+        self.sent_at[str(payload["token"])] = time.monotonic()
+        await self.send_event("INTERACTION_CREATE", payload)
+        return str(payload["token"])
+
     async def autocomplete(
         self, sub: str, option: str, typed: str, options: dict[str, Any] | None = None
     ) -> str:
@@ -775,6 +847,7 @@ class FakeDiscord:
             f"{api}/webhooks/{{app}}/{{token}}/messages/@original", self.edit_original
         )
         app.router.add_get("/gw/", self.gateway)
+        app.router.add_get("/cdn/{id}/{name}", self.cdn)
         app.router.add_route("*", "/{tail:.*}", self.unknown)
         self._runner = web.AppRunner(app)
         await self._runner.setup()

@@ -78,6 +78,7 @@ class FakeSlack:
     released: asyncio.Event = field(default_factory=asyncio.Event)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
     homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user -> published Home view
+    modals: list[dict[str, Any]] = field(default_factory=list)  # views.open, in order
     respond_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # per key
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
     reply_gate: asyncio.Event | None = None  # when set up, private replies wait until it opens
@@ -209,6 +210,8 @@ class FakeSlack:
             return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
         if method == "views.publish":
             return self._publish(args)
+        if method == "views.open":
+            return self._open(args)
         if method in ("chat.postMessage", "chat.update"):
             problems = block_problems(args.get("blocks") or [])
             if problems:
@@ -220,6 +223,28 @@ class FakeSlack:
             self.posted.setdefault(ts, self.messages[ts])
             return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": args}
         return {"ok": False, "error": "unknown_method"}
+
+    def _open(self, args: dict[str, Any]) -> dict[str, Any]:
+        """views.open: a modal, held to Slack's limits for one (title and submit 24 chars)."""
+        view = args.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        if not isinstance(args.get("trigger_id"), str) or not isinstance(view, dict):
+            return {"ok": False, "error": "invalid_arguments"}
+        problems = [
+            f"{key} is longer than 24" for key in ("title", "submit")
+            if len(view.get(key, {}).get("text", "")) > 24
+        ]  # fmt: skip
+        if not 0 < len(view.get("blocks") or []) <= 100:
+            problems.append("a modal holds 1 to 100 blocks")
+        if view.get("type") != "modal" or len(view.get("private_metadata", "")) > 3000:
+            problems.append("not a modal, or private_metadata longer than 3000")
+        for block in view.get("blocks") or []:
+            if block.get("type") != "input" or len(block["label"]["text"]) > 2000:
+                problems.append(f"block {block.get('block_id')} is no input with a label")
+        if problems:
+            return {"ok": False, "error": "invalid_arguments", "errors": problems}
+        self.modals.append(view)
+        return {"ok": True, "view": {"id": f"V{len(self.modals)}", **view}}
 
     def _publish(self, args: dict[str, Any]) -> dict[str, Any]:
         """views.publish: a Home tab view for one person, held to the Home surface's limits."""
@@ -510,6 +535,34 @@ class SlackHarness:
             await self.fake.send_envelope("interactive", payload)
             return 200, key
         return await self.post("payload=" + quote(json.dumps(payload))), key
+
+    async def submit(
+        self, modal: dict[str, Any], values: dict[str, str], user: str = "U1", team: str = TEAM
+    ) -> tuple[int, dict[str, Any]]:
+        """Submit a modal the app opened, its inputs filled in, as a signed view_submission:
+        (HTTP status, the acknowledgement's JSON body, {} when empty)."""
+        payload = {
+            "type": "view_submission",
+            "team": {"id": team, "domain": "zq"},
+            "user": {"id": user, "username": user.lower(), "team_id": team},
+            "api_app_id": "A0ZEROQUIZ",
+            "trigger_id": "1.2.4",
+            "view": {
+                "id": "V1", "type": "modal", "callback_id": modal["callback_id"],
+                "private_metadata": modal.get("private_metadata", ""),
+                "state": {"values": {
+                    block: {block: {"type": "plain_text_input", "value": value}}
+                    for block, value in values.items()
+                }},
+            },
+        }  # fmt: skip
+        body = "payload=" + quote(json.dumps(payload))
+        assert self.surface.url is not None
+        async with self.http.post(
+            self.surface.url, data=body.encode(), headers=signed_headers(body)
+        ) as response:
+            text = await response.text()
+            return response.status, (json.loads(text) if text.strip() else {})
 
     async def close(self) -> None:
         await self.surface.stop()

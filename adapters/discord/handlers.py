@@ -18,6 +18,7 @@ import aiohttp
 import discord
 
 from adapters.discord.buttons import review_buttons
+from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import feedback_embed, reply_embed, review_embed
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
@@ -76,6 +77,7 @@ class Handler:
         self.quiz = quiz
         self.metrics = metrics
         self.gate = gate
+        self.packs = DiscordPacks(quiz, self._reply)  # `pack add` (a file), `pack question`
 
     async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
         if not self.gate.enter():
@@ -189,6 +191,10 @@ class Handler:
     async def _command(
         self, interaction: discord.Interaction, command: Command, channel: ChannelRef, lang: Lang
     ) -> None:
+        form = self.packs.wants_form(command.name, command.args)
+        if form is not None:
+            await self.packs.run(interaction, form, lang)
+            return
         if command.name in POSTING_COMMANDS:
             lacking = missing_permission(interaction.app_permissions, thread=in_thread(interaction))
             if lacking is not None:

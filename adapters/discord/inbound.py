@@ -109,10 +109,13 @@ def _command_problem(data: object) -> str | None:
 
 
 def _resolved_problem(resolved: object) -> str | None:
-    """Only `forget`'s person option resolves anything: users, and their server members, each
-    shaped as discord.py builds a User or a Member from it (channels, roles: no option)."""
-    if not isinstance(resolved, dict) or not set(resolved) <= {"users", "members"}:
+    """`forget`'s person option resolves users, and their server members, each shaped as
+    discord.py builds a User or a Member from it; `pack add`'s file resolves an attachment
+    (channels, roles: no option)."""
+    if not isinstance(resolved, dict) or not set(resolved) <= {"users", "members", "attachments"}:
         return "command data resolves users, channels or roles"
+    if "attachments" in resolved and not _attachments_ok(resolved["attachments"]):
+        return "command data resolves an attachment without id, filename, size or url"
     users, members = resolved.get("users", {}), resolved.get("members", {})
     if not isinstance(users, dict) or not isinstance(members, dict):
         return "resolved users or members are not objects"
@@ -132,6 +135,21 @@ def _resolved_problem(resolved: object) -> str | None:
                    ("nick", "joined_at", "avatar", "premium_since")):  # fmt: skip
             return "a resolved member's fields are not strings"
     return None
+
+
+def _attachments_ok(attachments: object) -> bool:
+    """`/zeroquiz pack action:add file:` resolves its file: what discord.py's Attachment and
+    adapters/discord/packs.py read."""
+    if not isinstance(attachments, dict):
+        return False
+    for found in attachments.values():
+        if not isinstance(found, dict) or not _snowflake(found.get("id")):
+            return False
+        if not isinstance(found.get("filename"), str) or type(found.get("size")) is not int:
+            return False
+        if not isinstance(found.get("url"), str) or not isinstance(found.get("proxy_url"), str):
+            return False
+    return True
 
 
 def _options_problem(parent: dict[str, Any], depth: int) -> str | None:

@@ -233,6 +233,38 @@ def _insights(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("insights", (period, *filter_words(topic, None))))
 
 
+PACK_ACTIONS = ("add", "question", "list", "show", "remove", "export")
+SOURCE_CHOICES = [app_commands.Choice(name=s, value=s) for s in ("bundled", "team", "both")]
+
+
+def _pack(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    """`pack add` reads its `file` (an attachment) and `pack question` opens a modal: the
+    handler does both from the interaction (adapters/discord/packs.py)."""
+
+    @group.command(name="pack", description=text("discord_cmd_pack"))
+    @app_commands.describe(
+        action=text("discord_opt_pack_action"),
+        name=text("discord_opt_pack_name"),
+        file=text("discord_opt_pack_file"),
+    )
+    @app_commands.choices(action=[app_commands.Choice(name=a, value=a) for a in PACK_ACTIONS])
+    async def pack(
+        interaction: discord.Interaction,
+        action: str,
+        name: str | None = None,
+        file: discord.Attachment | None = None,
+    ) -> None:
+        await run(interaction, Command("pack", tuple(w for w in (action, name) if w)))
+
+
+def _questions(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="questions", description=text("discord_cmd_questions"))
+    @app_commands.describe(source=text("discord_opt_source"))
+    @app_commands.choices(source=SOURCE_CHOICES)
+    async def questions(interaction: discord.Interaction, source: str | None = None) -> None:
+        await run(interaction, Command("questions", (source,) if source else ()))
+
+
 # How each registry command that takes words gets them on Discord: typed options. A command
 # without words (no `usage` in the registry: stop, stats, close, help) needs no entry here.
 BINDERS: dict[str, Binder] = {
@@ -247,6 +279,8 @@ BINDERS: dict[str, Binder] = {
     "forget": _forget,
     "audit": _audit,
     "insights": _insights,
+    "pack": _pack,
+    "questions": _questions,
 }
 
 

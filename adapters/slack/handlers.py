@@ -38,6 +38,7 @@ from slack_bolt.response import BoltResponse
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
+from adapters.slack.packs import PACK_VIEW, QUESTION_VIEW, SlackPacks
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
     SlackMessage,
@@ -101,6 +102,7 @@ class SlackHandlers:
         self.replies = replies
         self._slots = asyncio.Semaphore(CLICK_SLOTS)
         self._tasks: set[asyncio.Task[None]] = set()
+        self.packs = SlackPacks(quiz, users, self._reply)  # the pack forms (modals)
         users.store_names(self._store_names, lambda: inflight.below(QUIET))
 
     def register(self, app: AsyncApp) -> None:
@@ -108,6 +110,8 @@ class SlackHandlers:
         app.action(ANSWER_ACTION)(self.on_answer)
         app.action(REVIEW_ACTION)(self.on_review)
         app.event(HOME_EVENT)(self.on_home)
+        app.view(PACK_VIEW)(self.packs.on_submit)
+        app.view(QUESTION_VIEW)(self.packs.on_submit)
         for event in REMOVED_EVENTS:  # app_uninstalled, tokens_revoked
             app.event(event)(self.on_removed)
 
@@ -172,6 +176,11 @@ class SlackHandlers:
                 user_id = command.user
                 name = await self.users.display_name(user_id, command.user_name, team=command.team)
                 ctx.user = UserRef(PLATFORM, command.team, user_id, name)
+                parsed = parse_text(command.text)
+                form = self.packs.wants_form((parsed.name, *parsed.args))
+                if form is not None and command.trigger_id:  # a modal: `pack add`, `pack question`
+                    await self.packs.open(command, form, await self._lang(channel))
+                    return
             reply = await accepted.finish()
             await self._reply(url, reply_message(reply))
 

@@ -100,6 +100,19 @@ class Click:
 
 
 @dataclass(frozen=True)
+class Submission:
+    """A modal of ours submitted (adapters/slack/packs.py): who, in which workspace, the view's
+    callback_id and private_metadata, and each input's text by block id."""
+
+    kind: ClassVar[str] = "view_submission"
+    team: str
+    user: str
+    callback_id: str
+    metadata: str
+    values: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Event:
     """An Events API callback ZeroQuiz handles: the app removed from a workspace, or its tokens
     revoked (`bot_revoked`: the bot token among them, which ends the app's use of it too), or
@@ -114,7 +127,8 @@ class Event:
 
 
 Body = dict[str, Any]
-Request = SlashCommand | Click | Event | Passed
+Request = SlashCommand | Click | Event | Passed | Submission
+VIEWS = ("zeroquiz_pack_add", "zeroquiz_pack_question")  # the callback_ids of our modals
 HOME_EVENT = "app_home_opened"
 REMOVED_EVENTS = ("app_uninstalled", "tokens_revoked")
 EVENTS = (HOME_EVENT, *REMOVED_EVENTS)  # the manifest's bot_events, in this order
@@ -190,6 +204,11 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled | Quiet
         if isinstance(event, Event) and event.type not in EVENTS:
             return Unhandled(f"{event.type} event")
         return event
+    if body.get("type") == "view_submission":
+        view = body.get("view")
+        if not isinstance(view, dict) or view.get("callback_id") not in VIEWS:
+            return Unhandled("view_submission")  # not one of our modals: Bolt has no listener
+        return submission_of(body)
     if body.get("type") == "block_actions":
         foreign = _foreign_click(body)
         if foreign is not None:
@@ -274,6 +293,45 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
         message_ts=_message_ts(body),
         home=home,
     )
+
+
+def submission_of(body: Mapping[str, Any]) -> Submission | Malformed:
+    """A view_submission as the modal handlers read it: plain-text inputs only."""
+    kind = "view_submission"
+    view = body.get("view")
+    if not isinstance(view, dict):
+        return Malformed(kind, "view is not an object")
+    callback = _text(view.get("callback_id"), MAX_NAME)
+    if not callback:
+        return Malformed(kind, "view.callback_id is missing or not a string")
+    user = body.get("user")
+    if not isinstance(user, dict) or _slack_id(user.get("id")) is None:
+        return Malformed(kind, "user.id is missing or not an ID")
+    team = body.get("team")
+    if team is not None and not isinstance(team, dict):
+        return Malformed(kind, "team is not an object")
+    team_id = _slack_id((team or {}).get("id")) or _slack_id(user.get("team_id"))
+    if team_id is None:
+        return Malformed(kind, "no team ID")
+    metadata = _text(view.get("private_metadata", ""), MAX_TEXT)
+    if metadata is None:
+        return Malformed(kind, "view.private_metadata is not a string")
+    state = view.get("state", {})
+    blocks = state.get("values", {}) if isinstance(state, dict) else None
+    if not isinstance(blocks, dict):
+        return Malformed(kind, "view.state.values is not an object")
+    values: dict[str, str] = {}
+    for block_id, actions in blocks.items():
+        if not isinstance(actions, dict):
+            return Malformed(kind, "a view.state value is not an object")
+        for action in actions.values():
+            if not isinstance(action, dict):
+                return Malformed(kind, "a view.state input is not an object")
+            text = _text(action.get("value") or "", MAX_TEXT)
+            if text is None:
+                return Malformed(kind, "an input's value is not a string")
+            values[str(block_id)] = text
+    return Submission(team_id, user["id"], callback, metadata, values)
 
 
 def event_of(body: Mapping[str, Any]) -> Event | Malformed:

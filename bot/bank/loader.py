@@ -19,12 +19,14 @@ from bot.bank import limits
 from bot.bank.compose import AliasUsed, TooDeep, TooMany, compose
 from bot.bank.template_check import TemplateChecker
 from bot.bank.templates import Template, parse_draw_id
-from bot.model import LANGS, Question, Text
+from bot.model import LANGS, Lang, Question, Text
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 QUESTION_KEYS = {"id", "prompt", "options", "answer", "explanation", "source", "tags", "difficulty"}
 REQUIRED_KEYS = ("id", "prompt", "options", "explanation")
 OPTION_KEYS = {"en", "id", "correct"}
+FILE_KEYS = {"questions", "templates", "language", "lang", "name"}
+ONE_LANGUAGE_OPTION_KEYS = {"text", "correct"}
 DRAWN_CACHE = 4096
 
 
@@ -149,6 +151,10 @@ class FileChecker:
         self.source = source  # already open (stdin): read from it instead of opening `path`
         self.problems = problems
         self.seen_ids = seen_ids  # id -> "file:line" across every file of the bank
+        # A file may be written in one language (`language: en` at the top): then each text is
+        # given once, as plain text, and shown in every channel whatever its language.
+        self.language: Lang | None = None
+        self.name: str | None = None  # a pack's `name:`, if the file gives one
 
     def report(self, node: yaml.Node | None, message: str) -> None:
         self.report_line(_line(node) if node is not None else 1, message)
@@ -214,8 +220,10 @@ class FileChecker:
         if root is None:
             self.report_line(1, "file is empty; expected a mapping with a 'questions' list")
             return []
-        top = self.mapping(root, {"questions", "templates"}, "file")
+        top = self.mapping(root, FILE_KEYS, "file")
         if top is None:
+            return []
+        if not self._header(top):
             return []
         if "questions" not in top and "templates" not in top:
             self.report(root, "missing field 'questions'")
@@ -233,6 +241,26 @@ class FileChecker:
                 if found is not None:
                     out.append(found)
         return out
+
+    def _header(self, top: dict[str, yaml.Node]) -> bool:
+        """The file's `language:` (or `lang:`) and `name:`; False when they are wrong."""
+        if "language" in top and "lang" in top:
+            self.report(top["lang"], "give 'language' or 'lang', not both")
+            return False
+        node = top.get("language", top.get("lang"))
+        if node is not None:
+            code = node.value if isinstance(node, yaml.ScalarNode) else None
+            if code not in LANGS:
+                self.report(node, f"language must be one of {', '.join(LANGS)}")
+                return False
+            self.language = next(lang for lang in LANGS if lang == code)
+        if "name" in top:
+            name = self.scalar(top["name"], "name", limits.MAX_ID)
+            if name is not None and not ID_PATTERN.match(name):
+                self.report(top["name"], "name must use lowercase letters, digits and '-'")
+                return False
+            self.name = name
+        return True
 
     def _template(self, node: yaml.Node) -> Template | None:
         return TemplateChecker(self).check(node)
@@ -272,6 +300,8 @@ class FileChecker:
     def text(
         self, node: yaml.Node, what: str, max_len: int, extra: set[str] | None = None
     ) -> Text | None:
+        if self.language is not None:
+            return self.one_text(node, what, max_len)
         if extra is None:
             extra = set()
         fields = self.mapping(node, set(LANGS) | extra, what)
@@ -290,6 +320,36 @@ class FileChecker:
             else:
                 values[lang] = value
         return Text(en=values["en"], id=values["id"]) if ok else None
+
+    def one_text(self, node: yaml.Node, what: str, max_len: int) -> Text | None:
+        """A one-language file's text: plain text, the same in every channel."""
+        if isinstance(node, yaml.MappingNode):
+            self.report(node, f"{what} must be plain text: this file is in '{self.language}' only")
+            return None
+        value = self.scalar(node, what, max_len)
+        return Text(en=value, id=value) if value is not None else None
+
+    def option_text(self, node: yaml.Node, what: str) -> Text | None:
+        """An option: `{en:, id:, correct:}`, or in a one-language file `{text:, correct:}` or
+        plain text (not the correct one)."""
+        if self.language is None:
+            return self.text(node, what, limits.MAX_OPTION, extra={"correct"})
+        if not isinstance(node, yaml.MappingNode):
+            return self.one_text(node, what, limits.MAX_OPTION)
+        if any(isinstance(k, yaml.ScalarNode) and k.value in LANGS for k, _ in node.value):
+            self.report(
+                node,
+                f"{what} must be plain text or 'text:' with 'correct:': "
+                f"this file is in '{self.language}' only",
+            )
+            return None
+        fields = self.mapping(node, ONE_LANGUAGE_OPTION_KEYS, what)
+        if fields is None:
+            return None
+        if "text" not in fields:
+            self.report(node, f"{what} is missing field 'text'")
+            return None
+        return self.one_text(fields["text"], what, limits.MAX_OPTION)
 
     def _question(self, node: yaml.Node) -> Question | None:
         fields = self.mapping(node, QUESTION_KEYS, "question")
@@ -363,7 +423,7 @@ class FileChecker:
         seen: dict[str, set[str]] = {lang: set() for lang in LANGS}  # casefolded, linear time
         correct: list[int] = []
         for i, opt in enumerate(node.value):
-            text = self.text(opt, f"option {i + 1}", limits.MAX_OPTION, extra={"correct"})
+            text = self.option_text(opt, f"option {i + 1}")
             if isinstance(opt, yaml.MappingNode):
                 for k, v in opt.value:
                     if k.value == "correct":
@@ -372,7 +432,7 @@ class FileChecker:
                         elif v.value.lower() == "true":
                             correct.append(i)
             if text is not None:
-                for lang in LANGS:
+                for lang in self.languages():
                     folded = text.get(lang).casefold()
                     if folded in seen[lang]:
                         self.report(opt, f"option {i + 1} repeats another option's {lang} text")
@@ -385,6 +445,10 @@ class FileChecker:
                 where, f"{label} has {len(correct)} options marked correct; exactly one must be"
             )
         return tuple(texts), (correct[0] if len(correct) == 1 else -1)
+
+    def languages(self) -> tuple[Lang, ...]:
+        """The languages the file's texts are written in (one, or every supported one)."""
+        return (self.language,) if self.language is not None else LANGS
 
     def tags(self, node: yaml.Node) -> tuple[str, ...]:
         if not isinstance(node, yaml.SequenceNode):

@@ -280,7 +280,7 @@ class TemplateChecker:
                 )
                 ok = False
                 continue
-            for lang in LANGS:
+            for lang in self.files.languages():
                 if case.label.get(lang) in labels:
                     self.report(item, f"case label '{case.label.get(lang)}' appears twice")
                     ok = False
@@ -398,11 +398,14 @@ class TemplateChecker:
             return None
         text = self.files.text(fields[key], key, max_len)
         node = fields[key]
-        if text is None or not isinstance(node, yaml.MappingNode):
+        if text is None:
             return None
-        lines = {k.value: v for k, v in node.value}
+        if isinstance(node, yaml.MappingNode):
+            lines = {k.value: v for k, v in node.value}
+        else:  # a one-language file's plain text: the same node for every language
+            lines = {lang: node for lang in LANGS}
         ok = True
-        for lang in LANGS:
+        for lang in self.files.languages():
             try:
                 used = placeholders(text.get(lang))
             except ValueError as exc:

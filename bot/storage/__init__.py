@@ -11,6 +11,7 @@ from bot.storage.errors import (
     StorageError,
 )
 from bot.storage.migrations import SCHEMA_VERSION
+from bot.storage.packs import SOURCES, ChannelPacks, PackLimitReached, PackRecord, Source
 from bot.storage.records import (
     AnswerOutcome,
     AnswerRequest,
@@ -32,16 +33,20 @@ from bot.storage.store import Store
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SOURCES",
     "AnswerOutcome",
     "AnswerRequest",
     "AuditRecord",
     "CardRule",
     "CardState",
+    "ChannelPacks",
     "CloseReason",
     "DatabaseTooNewError",
     "DatabaseUnreachable",
     "DatabaseUnusable",
     "Forgotten",
+    "PackLimitReached",
+    "PackRecord",
     "PostingRecord",
     "PostingStatus",
     "RoundKind",
@@ -49,6 +54,7 @@ __all__ = [
     "RunRecord",
     "ScheduleRecord",
     "ShardLease",
+    "Source",
     "StaleClaim",
     "StorageError",
     "Store",

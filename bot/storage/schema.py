@@ -373,6 +373,36 @@ def _command_receipts(s: Spelling) -> Sequence[str]:
     )
 
 
+# A team's own question packs (bot/storage/packs.py): one row per pack name, and every version of
+# its YAML kept, so a round, a reveal or a review card that showed a question of an older version
+# or of a removed pack still finds what it showed (`removed_at` only stops it being drawn). Which
+# questions a channel draws from: the bundled bank, its team's packs, or both (no row: both).
+def _packs(s: Spelling) -> Sequence[str]:
+    return (
+        f"""CREATE TABLE packs (
+        id {s.id},
+        team_id BIGINT NOT NULL REFERENCES teams(id),
+        name TEXT NOT NULL,
+        version BIGINT NOT NULL CHECK (version >= 1),
+        removed_at BIGINT,
+        UNIQUE (team_id, name)
+    )""",
+        """CREATE TABLE pack_versions (
+        pack_id BIGINT NOT NULL REFERENCES packs(id),
+        version BIGINT NOT NULL CHECK (version >= 1),
+        body TEXT NOT NULL,
+        questions BIGINT NOT NULL,
+        added_by TEXT NOT NULL,
+        added_at BIGINT NOT NULL,
+        PRIMARY KEY (pack_id, version)
+    )""",
+        """CREATE TABLE channel_sources (
+        channel_id BIGINT NOT NULL PRIMARY KEY REFERENCES channels(id),
+        source TEXT NOT NULL CHECK (source IN ('bundled', 'team', 'both'))
+    )""",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -414,6 +444,7 @@ STEPS: tuple[Step, ...] = (
         _command_receipts,
         not_copied=("command_receipts",),
     ),
+    Step(15, "team question packs and what each channel draws from", _packs),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

@@ -19,6 +19,7 @@ from bot.storage.daily import DailyTable
 from bot.storage.engine import Engine
 from bot.storage.insights import InsightTable
 from bot.storage.installations import InstallationTable
+from bot.storage.packs import PackTable
 from bot.storage.receipts import ReceiptTable
 from bot.storage.rounds import RoundTable
 from bot.storage.schema import SCHEMA, Schema
@@ -51,6 +52,7 @@ class Store:
         self.people = PeopleTable(engine, self.answers.evict)
         self.insights = InsightTable(engine)
         self.receipts = ReceiptTable(engine)
+        self.packs = PackTable(engine)
 
     @classmethod
     async def open(

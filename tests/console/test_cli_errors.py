@@ -202,7 +202,7 @@ questions:
 
 
 def test_validate_dash_reads_the_question_file_from_stdin(tmp_path: Path) -> None:
-    good = run(["validate", "-"], tmp_path, stdin=VALID)
+    good = run(["validate", "--no-bundled", "-"], tmp_path, stdin=VALID)
     assert good.returncode == 0, good.stderr
     assert good.stdout == "OK: 1 questions in 1 file(s), all valid\n"
     bad = run(["validate", "-"], tmp_path, stdin=VALID.replace("correct: true", "correct: no"))
@@ -247,7 +247,16 @@ def test_help_for_one_command_prints_its_options(tmp_path: Path) -> None:
         (["play", "--topic", "nosuch"], "There is no topic \u201cnosuch\u201d"),
         (["review", "--topic", "nosuch"], "There is no topic \u201cnosuch\u201d"),
         (
-            ["play", "--questions", "q.yaml", "--topic", "stages", "--level", "hard"],
+            [
+                "play",
+                "--no-bundled",
+                "--questions",
+                "q.yaml",
+                "--topic",
+                "stages",
+                "--level",
+                "hard",
+            ],
             "No question matches that topic and level.",
         ),
     ],

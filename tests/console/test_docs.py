@@ -179,7 +179,7 @@ def test_every_subcommand_and_flag_is_shown_somewhere() -> None:
     [
         "zeroquiz serve --made-up-flag",
         "zeroquiz frobnicate --db PATH",
-        "zeroquiz play --count N --no-bundled",  # a serve flag given to play
+        "zeroquiz play --count N --host H",  # a serve flag given to play
         "zeroquiz copy FROM",  # a positional missing
         "zeroquiz --lang en play",  # a subcommand's flag before the subcommand
     ],

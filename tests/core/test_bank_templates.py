@@ -195,7 +195,7 @@ def test_zeroquiz_validate_prints_file_and_line(tmp_path: Path) -> None:
     good = tmp_path / "good.yaml"
     good.write_text(VALID)
     ok = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "zeroquiz"), "validate", str(good)],
+        [str(ROOT / ".venv" / "bin" / "zeroquiz"), "validate", "--no-bundled", str(good)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -69,7 +69,7 @@ def test_the_exported_bank_validates_and_loads_the_same_questions_and_templates(
     text = export_to(exported)
     original = load_bank()
     assert original.templates, "the bundled bank has templates to export"
-    ok = run_cli("validate", str(exported))
+    ok = run_cli("validate", "--no-bundled", str(exported))  # the file alone, as serve --no-bundled
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout == (
         f"OK: {len(original)} questions and {len(original.templates)} templates in 1 file(s), "
@@ -88,7 +88,7 @@ def test_a_team_template_with_a_range_and_cases_round_trips(tmp_path: Path) -> N
     exported = tmp_path / "exported.yaml"
     text = export_to(exported, str(team))
     assert "questions:" not in text  # a bank of templates only exports no empty list
-    ok = run_cli("validate", str(exported))
+    ok = run_cli("validate", "--no-bundled", str(exported))  # the file alone, as serve --no-bundled
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout == "OK: 0 questions and 1 templates in 1 file(s), all valid\n"
     assert_same_bank(load_bank([exported]), load_bank([team]))
