@@ -20,16 +20,51 @@ from typing import Any
 from aiohttp import web
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
-from adapters.health import metrics_address, start_server
+from adapters.health import start_server
 from adapters.questions import serve_bank
 from adapters.runtime import ConfigError, Runtime, Surface, SurfaceUnavailable
 from adapters.sdnotify import notify
+from adapters.settings import serve_settings
 from bot.bank import BankError
 from bot.clock import SystemClock
-from bot.config import database_path, is_default_location, replica_id
+from bot.config import is_default_location, replica_id
 from bot.storage import StorageError
 
 log = logging.getLogger("zeroquiz")
+
+
+def surface_configs(env: Mapping[str, str]) -> list[tuple[str, Any]]:
+    """Each configured surface's name and settings, read and checked (`zeroquiz check` reads
+    them here too); ConfigError names everything missing or malformed."""
+    configs: list[tuple[str, Any]] = []
+    problems: list[str] = []
+    readers: list[tuple[str, Callable[[], Any]]] = []
+    if any(name.startswith("SLACK_") for name in env):
+        from adapters.slack.config import load_config
+
+        readers.append(("slack", lambda: load_config(env)))
+    # discord.py costs ~8 MB of memory to import: only when a DISCORD_ variable asks for it.
+    if any(name.startswith("DISCORD_") for name in env):
+        from adapters.discord.config import config_from_env
+
+        readers.append(("discord", lambda: config_from_env(env)))
+    for name, read in readers:
+        try:
+            config = read()
+        except ConfigError as exc:
+            problems.append(str(exc))
+            continue
+        if config is not None:
+            configs.append((name, config))
+    if problems:
+        raise ConfigError("; ".join(problems))
+    if not configs:
+        raise ConfigError(
+            "no chat adapter is configured: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN or "
+            "SLACK_SIGNING_SECRET for Slack, and/or DISCORD_TOKEN for Discord "
+            "(or try `zeroquiz play` in the terminal)"
+        )
+    return configs
 
 
 def configured_surfaces(
@@ -37,33 +72,15 @@ def configured_surfaces(
 ) -> list[Surface]:
     """Build every surface whose variables are set; ConfigError names anything missing."""
     surfaces: list[Surface] = []
-    problems: list[str] = []
-    builders: list[Callable[[], Surface | None]] = []
-    if any(name.startswith("SLACK_") for name in env):
-        from adapters.slack.surface import surface_from_env as slack_from_env
+    for name, config in surface_configs(env):
+        if name == "slack":
+            from adapters.slack.surface import SlackSurface
 
-        builders.append(lambda: slack_from_env(env, runtime, host=host, port=port))
-    # discord.py costs ~8 MB of memory to import: only when a DISCORD_ variable asks for it.
-    if any(name.startswith("DISCORD_") for name in env):
-        from adapters.discord.surface import surface_from_env as discord_from_env
+            surfaces.append(SlackSurface(config, runtime, host=host, port=port))
+        else:
+            from adapters.discord.surface import DiscordSurface
 
-        builders.append(lambda: discord_from_env(env, runtime))
-    for build in builders:
-        try:
-            surface = build()
-        except ConfigError as exc:
-            problems.append(str(exc))
-            continue
-        if surface is not None:
-            surfaces.append(surface)
-    if problems:
-        raise ConfigError("; ".join(problems))
-    if not surfaces:
-        raise ConfigError(
-            "no chat adapter is configured: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN or "
-            "SLACK_SIGNING_SECRET for Slack, and/or DISCORD_TOKEN for Discord "
-            "(or try `zeroquiz play` in the terminal)"
-        )
+            surfaces.append(DiscordSurface(config, runtime))
     return surfaces
 
 
@@ -85,18 +102,12 @@ async def serve(
     questions: Sequence[str] | None = None,
     no_bundled: bool = False,
 ) -> int:
-    host = host or os.environ.get("ZEROQUIZ_HTTP_HOST", "127.0.0.1")
     try:
-        port = port if port is not None else int(os.environ.get("ZEROQUIZ_HTTP_PORT", "3000"))
-    except ValueError:
-        print("zeroquiz: ZEROQUIZ_HTTP_PORT must be a port number", file=sys.stderr)
-        return EX_CONFIG
-    try:
-        metrics_at = metrics_address(os.environ)
-    except ValueError as exc:
+        settings = serve_settings(db, host, port, os.environ)
+    except ConfigError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_CONFIG
-    path = database_path(db)
+    host, port, metrics_at, path = settings.host, settings.port, settings.metrics, settings.db
     try:
         bank = serve_bank(questions, no_bundled, os.environ)
         runtime = await Runtime.open(
