@@ -95,7 +95,7 @@ async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.enviro
     from adapters.cli import installed_version
     from adapters.logs import log_format
     from adapters.questions import custom_paths, no_bundled, serve_bank
-    from adapters.serve import surface_configs
+    from adapters.serve import bank_summary, surface_configs
     from bot.storage.inspect import inspect_database
 
     report = Report([f"zeroquiz {installed_version()}"])
@@ -116,10 +116,7 @@ async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.enviro
 
     try:
         bank = serve_bank(args.questions, args.no_bundled, env)
-        origins = [*(q.origin for q in bank.questions), *(t.origin for t in bank.templates)]
-        files = len({origin.rsplit(":", 1)[0] for origin in origins})  # as `validate` counts
-        templates = f" and {len(bank.templates)} templates" if bank.templates else ""
-        report.lines.append(f"bank: {len(bank)} questions{templates} from {files} file(s)")
+        report.lines.append(f"bank: {bank_summary(bank)}")
         if not no_bundled(args.no_bundled, env):
             bundled = bundled_paths()
             report.lines.append(f"  bundled: {len(bundled)} file(s) in {bundled[0].parent}")

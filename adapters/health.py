@@ -16,6 +16,7 @@ from typing import Protocol
 
 from aiohttp import web
 
+from adapters.logs import brief
 from adapters.metrics import CONTENT_TYPE, Metrics
 from bot.storage import Store
 
@@ -45,7 +46,7 @@ class Health:
             try:
                 up = await surface.ready()
             except Exception as exc:
-                log.warning("readiness of %s failed: %r", surface.name, exc)
+                log.warning("readiness of %s failed: %s", surface.name, brief(exc))
                 up = False
             parts[surface.name] = "ready" if up else "not connected"
         try:

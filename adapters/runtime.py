@@ -23,6 +23,7 @@ from bot.ports import ChatPort
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
+from bot.storage.progress import Progress, silent
 from bot.tally import DEFAULT_INTERVAL, LiveTally
 
 
@@ -87,9 +88,11 @@ class Runtime:
         *,
         create_parent: bool = False,
         replica: str | None = None,
+        progress: Progress = silent,
     ) -> Runtime:
-        """StorageError, one line naming the path and the problem, if the database is unusable."""
-        store = await Store.open(db_path, create_parent=create_parent)
+        """StorageError, one line naming the path and the problem, if the database is unusable.
+        `progress` hears how a schema upgrade goes (serve logs it)."""
+        store = await Store.open(db_path, create_parent=create_parent, progress=progress)
         metrics = Metrics()
         core = build_core(
             store, bank, clock, rng,

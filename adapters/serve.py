@@ -21,11 +21,12 @@ from aiohttp import web
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
 from adapters.health import start_server
+from adapters.progress import for_log
 from adapters.questions import serve_bank
 from adapters.runtime import ConfigError, Runtime, Surface, SurfaceUnavailable
 from adapters.sdnotify import notify
 from adapters.settings import serve_settings
-from bot.bank import BankError
+from bot.bank import Bank, BankError
 from bot.clock import SystemClock
 from bot.config import is_default_location, replica_id
 from bot.storage import StorageError
@@ -84,6 +85,20 @@ def configured_surfaces(
     return surfaces
 
 
+def bank_summary(bank: Bank) -> str:
+    """`114 questions and 10 templates from 10 file(s)`, counted as `zeroquiz validate` does."""
+    origins = [*(q.origin for q in bank.questions), *(t.origin for t in bank.templates)]
+    files = len({origin.rsplit(":", 1)[0] for origin in origins})
+    templates = f" and {len(bank.templates)} templates" if bank.templates else ""
+    return f"{len(bank)} questions{templates} from {files} file(s)"
+
+
+def installed_version() -> str:
+    from adapters.cli import installed_version as version
+
+    return version()
+
+
 async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
     """Return when the first of `waits` finishes; cancel the rest."""
     tasks = [asyncio.ensure_future(w) for w in waits]
@@ -108,8 +123,10 @@ async def serve(
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_CONFIG
     host, port, metrics_at, path = settings.host, settings.port, settings.metrics, settings.db
+    log.info("zeroquiz %s starting", installed_version())
     try:
         bank = serve_bank(questions, no_bundled, os.environ)
+        log.info("bank: %s", bank_summary(bank))
         runtime = await Runtime.open(
             path,
             bank,
@@ -117,6 +134,7 @@ async def serve(
             random.Random(),
             create_parent=is_default_location(path),
             replica=replica_id(),
+            progress=for_log(log),
         )
     except BankError as exc:  # the team's questions: the lines `zeroquiz validate` prints
         for problem in exc.problems:
@@ -137,6 +155,8 @@ async def serve(
         except ConfigError as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)
             return EX_CONFIG
+        log.info("database: %s", runtime.store.path)  # a URL's password is never kept in it
+        log.info("surfaces: %s", ", ".join(surface.name for surface in surfaces))
         runtime.health.surfaces = list(surfaces)
         if metrics_at is not None:
             try:
