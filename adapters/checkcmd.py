@@ -11,7 +11,9 @@ can tell (a token the platform rejects, a database lock another process holds) i
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -91,6 +93,32 @@ def _surface(name: str, config: Any, host: str, port: int) -> str:
     return f"  discord: {where}, {shards}"
 
 
+def _bind_problem(host: str, port: int) -> OSError | None:
+    """Whether `serve` could listen on (host, port): bound and let go at once, with
+    SO_REUSEADDR as asyncio's servers do."""
+    if not port:
+        return None  # a free port is taken at start
+    try:
+        socket.create_server((host, port)).close()
+    except OSError as exc:
+        return exc
+    return None
+
+
+def _listen(report: Report, host: str, port: int, refusal: str, *, lower: bool = False) -> str:
+    """`` if (host, port) can be listened on; else serve's refusal, and a note for the report.
+    A port in use is refused as serve would refuse it: run `check` before `serve` (beside a
+    running bot its own ports are in use, and the note says so)."""
+    exc = _bind_problem(host, port)
+    if exc is None:
+        return ""
+    reason = os.strerror(exc.errno) if exc.errno else type(exc).__name__
+    report.refuse(EX_CONFIG, refusal.format(reason.lower() if lower else reason))
+    if exc.errno == errno.EADDRINUSE:
+        return " (refused: in use now, by a running bot or another program)"
+    return f" (refused: {reason.lower()})"
+
+
 async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> int:
     from adapters.cli import installed_version
     from adapters.logs import log_format
@@ -104,10 +132,12 @@ async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.enviro
     except ValueError as exc:
         report.refuse(EX_CONFIG, f"zeroquiz: {exc}")
     host, port = "?", 0
+    settings_ok = False
     try:
         settings = serve_settings(args.db, args.host, args.port, env)
         host, port = settings.host, settings.port
         shown = settings.shown
+        settings_ok = True
     except ConfigError as exc:
         report.refuse(EX_CONFIG, f"zeroquiz: {exc}")
         shown = ()
@@ -140,12 +170,28 @@ async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.enviro
         report.lines.append("database: refused")
         report.refuse(storage_exit(exc), f"zeroquiz: {exc}")
 
-    try:
+    try:  # in serve's order: the surfaces' settings, then the metrics server, then Slack's
         configs = surface_configs(env)
-        report.lines += ["surfaces:", *(_surface(n, c, host, port) for n, c in configs)]
     except ConfigError as exc:
         report.lines.append("surfaces: refused")
         report.refuse(EX_CONFIG, f"zeroquiz: {exc}")
+        configs = []
+    if settings_ok and settings.metrics is not None:
+        at = settings.metrics
+        note = _listen(report, *at, "zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {}")
+        report.lines.append(f"health and metrics: http://{at[0]}:{at[1]}{note}")
+    if configs:
+        report.lines.append("surfaces:")
+    for name, config in configs:
+        note = ""
+        if name == "slack" and settings_ok and not config.socket_mode:
+            note = _listen(
+                report, host, port,
+                f"zeroquiz: slack: cannot listen on {host}:{port} (ZEROQUIZ_HTTP_PORT, --port): "
+                "{}",
+                lower=True,
+            )  # fmt: skip
+        report.lines.append(_surface(name, config, host, port) + note)
 
     print("\n".join(report.lines))
     if report.problems:

@@ -162,8 +162,10 @@ async def serve(
             try:
                 health_server = await start_server(runtime.health, *metrics_at)
             except OSError as exc:
+                # asyncio puts the address's repr into strerror: the errno's words read better.
+                reason = os.strerror(exc.errno) if exc.errno else exc.strerror
                 print(
-                    f"zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {exc.strerror}",
+                    f"zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {reason}",
                     file=sys.stderr,
                 )
                 return EX_CONFIG

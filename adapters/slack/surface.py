@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -165,7 +166,15 @@ class SlackSurface:
             web_app.add_routes(self.runtime.health.routes())  # /healthz, /readyz, /metrics
             self._runner = web.AppRunner(web_app, handle_signals=False, access_log=None)
             await self._runner.setup()
-            await web.TCPSite(self._runner, self.host, self.port).start()
+            try:
+                await web.TCPSite(self._runner, self.host, self.port).start()
+            except OSError as exc:  # the port is taken, the address is not this machine's
+                # asyncio rewrites strerror with the address's repr: the errno's words instead.
+                reason = os.strerror(exc.errno).lower() if exc.errno else type(exc).__name__
+                raise ConfigError(
+                    f"cannot listen on {self.host}:{self.port} (ZEROQUIZ_HTTP_PORT, --port): "
+                    f"{reason}"
+                ) from None
             log.info("Slack: HTTP mode on %s", self.url)
 
     def _oauth_settings(

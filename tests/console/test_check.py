@@ -7,13 +7,17 @@ connecting anywhere, so no platform is needed). No secret may appear in anything
 
 from __future__ import annotations
 
+import asyncio
+import re
+import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fake_slack import BOT_TOKEN, SECRET, FakeSlack
 from pg_server import PgServer
 from test_cli_errors import clean_env
 from test_console import run_zeroquiz
@@ -134,11 +138,20 @@ REFUSALS: dict[str, tuple[dict[str, Change], int]] = {
 }
 
 
-@pytest.mark.parametrize("case", list(REFUSALS))
-def test_each_refusal_is_serves_own_line_and_exit_code(tmp_path: Path, case: str) -> None:
-    changes, code = REFUSALS[case]
-    extra = {k: (v(tmp_path) if callable(v) else v) for k, v in changes.items()}
-    env = env_with(tmp_path, **extra)
+@pytest.fixture
+def taken() -> Iterator[str]:
+    """A port of 127.0.0.1 another program listens on."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield str(holder.getsockname()[1])
+
+
+LOGGED = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ ")  # serve's own log lines
+
+
+def same_refusal(tmp_path: Path, env: dict[str, str], code: int) -> str:
+    """check's refusal, then serve's with the same environment: the same lines, the same code."""
     checked = check(tmp_path, env)
     assert checked.returncode == code, checked.stdout + checked.stderr
     assert "serve would refuse to start: 1 problem(s), on stderr" in checked.stdout
@@ -146,4 +159,33 @@ def test_each_refusal_is_serves_own_line_and_exit_code(tmp_path: Path, case: str
     assert "pw-9" not in checked.stdout + checked.stderr
     served = run_zeroquiz(["serve"], tmp_path, env)
     assert served.returncode == code, served.stderr
-    assert checked.stderr.splitlines() == served.stderr.splitlines()
+    refusal = [line for line in served.stderr.splitlines() if not LOGGED.match(line)]
+    assert checked.stderr.splitlines() == refusal
+    return checked.stdout
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_each_refusal_is_serves_own_line_and_exit_code(tmp_path: Path, case: str) -> None:
+    changes, code = REFUSALS[case]
+    extra = {k: (v(tmp_path) if callable(v) else v) for k, v in changes.items()}
+    same_refusal(tmp_path, env_with(tmp_path, **extra), code)
+
+
+def test_a_metrics_port_another_program_holds_is_refused_as_serve_does(
+    tmp_path: Path, taken: str
+) -> None:
+    out = same_refusal(tmp_path, env_with(tmp_path, ZEROQUIZ_METRICS_PORT=taken), EX_CONFIG)
+    assert f"health and metrics: http://127.0.0.1:{taken} (refused: in use now" in out
+
+
+async def test_slacks_http_port_another_program_holds_is_refused_as_serve_does(
+    tmp_path: Path, taken: str, fake: FakeSlack
+) -> None:
+    """serve asks Slack who it is before it listens: the fake answers (its loop runs while the
+    children do), so serve gets as far as the port."""
+    env = env_with(
+        tmp_path, SLACK_APP_TOKEN="<unset>", SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake.api_url, ZEROQUIZ_HTTP_PORT=taken,
+    )  # fmt: skip
+    out = await asyncio.to_thread(same_refusal, tmp_path, env, EX_CONFIG)
+    assert "  slack: HTTP mode on http://127.0.0.1:" in out and "(refused: in use now" in out
