@@ -19,7 +19,8 @@ def percent(done: int, total: int) -> int:
 
 
 class Lines:
-    """A line per tenth passed: `what: done/total (pct%)`, handed to `emit`."""
+    """A line per tenth passed: `what: done/total (pct%)`, handed to `emit`; and the start of a
+    piece reported as such (done 0: a schema upgrade, whose first step may take seconds)."""
 
     def __init__(self, emit: Callable[[str], None]) -> None:
         self.emit = emit
@@ -29,7 +30,8 @@ class Lines:
         if total <= 0:
             return
         tenth = min(10, done * 10 // total)
-        if done < total and tenth <= self._tenths.get(what, 0):
+        started = done == 0 and what not in self._tenths
+        if done < total and tenth <= self._tenths.get(what, 0) and not started:
             return
         self._tenths[what] = 10 if done >= total else tenth
         self.emit(f"{what}: {done}/{total} ({percent(done, total)}%)")

@@ -121,7 +121,6 @@ async def copy_database(
             def written(done: int, what: str = what, total: int = len(rows)) -> None:
                 progress(what, done, total)
 
-            written(0)
             await _insert(
                 dst, table.name, columns, (tuple(r[c] for c in columns) for r in rows), written
             )

@@ -3,6 +3,7 @@ log) turns into a progress bar or log lines. Storage only counts; it never print
 
 A report is (what, done, total): `what` a few words ("copying answers", "upgrading the schema"),
 `done` and `total` in the same unit (rows, pages, steps); `done == total` ends that piece of work.
+A report of `done == 0` says a piece whose first unit may take long (a migration step) has begun.
 """
 
 from __future__ import annotations

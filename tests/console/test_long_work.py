@@ -59,7 +59,8 @@ def test_copy_of_500k_answers_reports_the_upgrade_and_the_rows_as_it_goes(
     assert len(answers) == 10  # a line per tenth, growing: the work is seen moving
     assert [d for d, _ in answers] == sorted({d for d, _ in answers})
     upgrade = next(v for k, v in seen.items() if k.startswith("upgrading the schema from v2 to"))
-    assert upgrade[-1][0] == upgrade[-1][1] and len(upgrade) == upgrade[-1][1]  # each step
+    steps = upgrade[-1][1]
+    assert [done for done, _ in upgrade] == list(range(steps + 1))  # begun, then each step
     kept = seen["keeping the file as it was before the upgrade"]
     assert kept[-1][0] == kept[-1][1] > 1  # pages of the pre-upgrade backup
     order = [k for k in seen]
