@@ -15,7 +15,7 @@ import errno
 import os
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,7 +105,7 @@ def _bind_problem(host: str, port: int) -> OSError | None:
     return None
 
 
-def _listen(report: Report, host: str, port: int, refusal: str, *, lower: bool = False) -> str:
+def _listen(report: Report, host: str, port: int, refusal: Callable[[OSError], str]) -> str:
     """`` if (host, port) can be listened on; else serve's refusal, and a note for the report.
     A port in use is refused as serve would refuse it: run `check` before `serve` (beside a
     running bot its own ports are in use, and the note says so)."""
@@ -113,7 +113,7 @@ def _listen(report: Report, host: str, port: int, refusal: str, *, lower: bool =
     if exc is None:
         return ""
     reason = os.strerror(exc.errno) if exc.errno else type(exc).__name__
-    report.refuse(EX_CONFIG, refusal.format(reason.lower() if lower else reason))
+    report.refuse(EX_CONFIG, refusal(exc))
     if exc.errno == errno.EADDRINUSE:
         return " (refused: in use now, by a running bot or another program)"
     return f" (refused: {reason.lower()})"
@@ -123,7 +123,7 @@ async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.enviro
     from adapters.cli import installed_version
     from adapters.logs import log_format
     from adapters.questions import custom_paths, no_bundled, serve_bank
-    from adapters.serve import bank_summary, surface_configs
+    from adapters.serve import bank_summary, metrics_refusal, surface_configs
     from bot.storage.inspect import inspect_database
 
     report = Report([f"zeroquiz {installed_version()}"])
@@ -178,19 +178,18 @@ async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.enviro
         configs = []
     if settings_ok and settings.metrics is not None:
         at = settings.metrics
-        note = _listen(report, *at, "zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {}")
+        note = _listen(report, *at, lambda exc: f"zeroquiz: {metrics_refusal(exc)}")
         report.lines.append(f"health and metrics: http://{at[0]}:{at[1]}{note}")
     if configs:
         report.lines.append("surfaces:")
     for name, config in configs:
         note = ""
         if name == "slack" and settings_ok and not config.socket_mode:
+            from adapters.slack.config import cannot_listen
+
             note = _listen(
-                report, host, port,
-                f"zeroquiz: slack: cannot listen on {host}:{port} (ZEROQUIZ_HTTP_PORT, --port): "
-                "{}",
-                lower=True,
-            )  # fmt: skip
+                report, host, port, lambda exc: f"zeroquiz: slack: {cannot_listen(host, port, exc)}"
+            )
         report.lines.append(_surface(name, config, host, port) + note)
 
     print("\n".join(report.lines))

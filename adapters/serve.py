@@ -93,6 +93,32 @@ def bank_summary(bank: Bank) -> str:
     return f"{len(bank)} questions{templates} from {files} file(s)"
 
 
+class StartLog:
+    """The version line, once: when every setting has been read (a refusal before then stays the
+    one line it is), or earlier when a schema upgrade reports progress (which may take seconds
+    and is worth seeing as it goes)."""
+
+    def __init__(self) -> None:
+        self._begun = False
+        self._upgrade = for_log(log)
+
+    def begin(self) -> None:
+        if not self._begun:
+            self._begun = True
+            log.info("zeroquiz %s starting", installed_version())
+
+    def progress(self, what: str, done: int, total: int) -> None:
+        self.begin()
+        self._upgrade(what, done, total)
+
+
+def metrics_refusal(exc: OSError) -> str:
+    """Why the metrics server can't listen: the errno's words (asyncio puts the address's repr
+    into strerror)."""
+    reason = os.strerror(exc.errno) if exc.errno else type(exc).__name__
+    return f"cannot serve metrics on ZEROQUIZ_METRICS_PORT: {reason}"
+
+
 def installed_version() -> str:
     from adapters.cli import installed_version as version
 
@@ -123,10 +149,9 @@ async def serve(
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_CONFIG
     host, port, metrics_at, path = settings.host, settings.port, settings.metrics, settings.db
-    log.info("zeroquiz %s starting", installed_version())
+    started_log = StartLog()
     try:
         bank = serve_bank(questions, no_bundled, os.environ)
-        log.info("bank: %s", bank_summary(bank))
         runtime = await Runtime.open(
             path,
             bank,
@@ -134,7 +159,7 @@ async def serve(
             random.Random(),
             create_parent=is_default_location(path),
             replica=replica_id(),
-            progress=for_log(log),
+            progress=started_log.progress,
         )
     except BankError as exc:  # the team's questions: the lines `zeroquiz validate` prints
         for problem in exc.problems:
@@ -155,6 +180,9 @@ async def serve(
         except ConfigError as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)
             return EX_CONFIG
+        # Every setting is read: now the start-up lines (a refusal above stays one line).
+        started_log.begin()
+        log.info("bank: %s", bank_summary(bank))
         log.info("database: %s", runtime.store.path)  # a URL's password is never kept in it
         log.info("surfaces: %s", ", ".join(surface.name for surface in surfaces))
         runtime.health.surfaces = list(surfaces)
@@ -162,12 +190,7 @@ async def serve(
             try:
                 health_server = await start_server(runtime.health, *metrics_at)
             except OSError as exc:
-                # asyncio puts the address's repr into strerror: the errno's words read better.
-                reason = os.strerror(exc.errno) if exc.errno else exc.strerror
-                print(
-                    f"zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {reason}",
-                    file=sys.stderr,
-                )
+                print(f"zeroquiz: {metrics_refusal(exc)}", file=sys.stderr)
                 return EX_CONFIG
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
-from adapters.slack.config import OAuthConfig, SlackConfig, load_config
+from adapters.slack.config import OAuthConfig, SlackConfig, cannot_listen, load_config
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
@@ -169,12 +168,7 @@ class SlackSurface:
             try:
                 await web.TCPSite(self._runner, self.host, self.port).start()
             except OSError as exc:  # the port is taken, the address is not this machine's
-                # asyncio rewrites strerror with the address's repr: the errno's words instead.
-                reason = os.strerror(exc.errno).lower() if exc.errno else type(exc).__name__
-                raise ConfigError(
-                    f"cannot listen on {self.host}:{self.port} (ZEROQUIZ_HTTP_PORT, --port): "
-                    f"{reason}"
-                ) from None
+                raise ConfigError(cannot_listen(self.host, self.port, exc)) from None
             log.info("Slack: HTTP mode on %s", self.url)
 
     def _oauth_settings(

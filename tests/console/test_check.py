@@ -8,6 +8,7 @@ connecting anywhere, so no platform is needed). No secret may appear in anything
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import socket
 import sqlite3
@@ -20,7 +21,7 @@ import pytest
 from fake_slack import BOT_TOKEN, SECRET, FakeSlack
 from pg_server import PgServer
 from test_cli_errors import clean_env
-from test_console import run_zeroquiz
+from test_console import run_zeroquiz, zeroquiz
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL
 from bot.storage import SCHEMA_VERSION
@@ -189,3 +190,18 @@ async def test_slacks_http_port_another_program_holds_is_refused_as_serve_does(
     )  # fmt: skip
     out = await asyncio.to_thread(same_refusal, tmp_path, env, EX_CONFIG)
     assert "  slack: HTTP mode on http://127.0.0.1:" in out and "(refused: in use now" in out
+
+
+def test_a_reader_that_closed_the_pipe_ends_check_quietly(tmp_path: Path) -> None:
+    """`zeroquiz check | head`, the reader gone before the first write: 141, nothing said."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = subprocess.run(
+            [*zeroquiz(), "check"], stdout=writer, stderr=subprocess.PIPE, text=True,
+            cwd=tmp_path, env=env_with(tmp_path), timeout=60,
+        )  # fmt: skip
+    finally:
+        os.close(writer)
+    assert result.returncode == 141, result.stderr
+    assert result.stderr == ""
