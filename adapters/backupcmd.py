@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from adapters.exitcodes import EX_CONFIG, storage_exit
+from adapters.progress import for_stream
 from bot.config import database_path
 from bot.storage import StorageError
 from bot.storage.backups import TargetInUse, restore_backup, take_backup
@@ -39,7 +40,7 @@ def _summary(counts: dict[str, int]) -> str:
 async def cmd_backup(db: str | None, path: str) -> int:
     source = str(database_path(db))
     try:
-        counts = await take_backup(source, Path(path))
+        counts = await take_backup(source, Path(path), progress=for_stream(sys.stderr))
     except StorageError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return storage_exit(exc)
@@ -53,7 +54,9 @@ async def cmd_backup(db: str | None, path: str) -> int:
 async def cmd_restore(backup: str, target: str, replace: bool) -> int:
     where = str(database_path(target))
     try:
-        counts = await restore_backup(Path(backup), where, replace=replace)
+        counts = await restore_backup(
+            Path(backup), where, replace=replace, progress=for_stream(sys.stderr)
+        )
     except StorageError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return storage_exit(exc)

@@ -36,6 +36,27 @@ def installed_version() -> str:
         return "unknown (not installed)"
 
 
+def serve_options(serve: argparse.ArgumentParser) -> None:
+    """`serve`'s options, which `check` takes too: it answers for `serve` with the same ones."""
+    serve.add_argument("--db", help=DB_HELP)
+    serve.add_argument("--host", help="HTTP host for Slack's HTTP mode ($ZEROQUIZ_HTTP_HOST)")
+    serve.add_argument(
+        "--port", type=int, help="HTTP port for Slack's HTTP mode ($ZEROQUIZ_HTTP_PORT)"
+    )
+    serve.add_argument(
+        "--log-level", default="INFO", type=str.upper, choices=["DEBUG", "INFO", "WARNING"],
+        help="DEBUG, INFO (default) or WARNING, in any case",
+    )  # fmt: skip
+    serve.add_argument(
+        "--questions", nargs="+", metavar="PATH", help="the team's question files or folders, "
+        "added to the bundled ones ($ZEROQUIZ_QUESTIONS, joined with ':')",
+    )  # fmt: skip
+    serve.add_argument(
+        "--no-bundled", action="store_true",
+        help="serve only the --questions files ($ZEROQUIZ_NO_BUNDLED=1)",
+    )  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
     parser.add_argument("--version", action="version", version=f"zeroquiz {installed_version()}")
@@ -65,24 +86,17 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--questions", nargs="+", metavar="PATH", help=QUESTIONS_HELP)
     review.add_argument("--no-bundled", action="store_true", help=NO_BUNDLED_HELP)
 
-    serve = sub.add_parser("serve", help="run every chat adapter configured in the environment")
-    serve.add_argument("--db", help=DB_HELP)
-    serve.add_argument("--host", help="HTTP host for Slack's HTTP mode ($ZEROQUIZ_HTTP_HOST)")
-    serve.add_argument(
-        "--port", type=int, help="HTTP port for Slack's HTTP mode ($ZEROQUIZ_HTTP_PORT)"
+    serve_options(
+        sub.add_parser("serve", help="run every chat adapter configured in the environment")
     )
-    serve.add_argument(
-        "--log-level", default="INFO", type=str.upper, choices=["DEBUG", "INFO", "WARNING"],
-        help="DEBUG, INFO (default) or WARNING, in any case",
-    )  # fmt: skip
-    serve.add_argument(
-        "--questions", nargs="+", metavar="PATH", help="the team's question files or folders, "
-        "added to the bundled ones ($ZEROQUIZ_QUESTIONS, joined with ':')",
-    )  # fmt: skip
-    serve.add_argument(
-        "--no-bundled", action="store_true",
-        help="serve only the --questions files ($ZEROQUIZ_NO_BUNDLED=1)",
-    )  # fmt: skip
+    serve_options(
+        sub.add_parser(
+            "check",
+            aliases=["config"],
+            help="print the settings serve would run with, and where each came from; "
+            "exit 78 (75) on what serve would refuse",
+        )
+    )
 
     validate = sub.add_parser(
         "validate", help="check question files as serve will load them; exit 1 on any problem"
@@ -260,6 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from adapters.discord.invite import cmd_invite
 
             return cmd_invite(args.app_id)
+        if args.command in ("check", "config"):
+            from adapters.checkcmd import cmd_check
+
+            return asyncio.run(cmd_check(args))
         if args.command == "serve":
             from adapters.logs import setup_logging
             from adapters.serve import serve

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from adapters.exitcodes import storage_exit
+from adapters.progress import for_stream
 from bot.config import database_path
 from bot.storage import StorageError, Store
 from bot.storage.backups import check_source
@@ -19,7 +20,7 @@ from bot.storage.copy import CopyRefused
 
 async def _open(where: str) -> Store | int:
     try:
-        return await Store.open(database_path(where))
+        return await Store.open(database_path(where), progress=for_stream(sys.stderr))
     except StorageError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return storage_exit(exc)
@@ -39,7 +40,7 @@ async def cmd_copy(source: str, target: str) -> int:
         if isinstance(dst, int):
             return dst
         try:
-            copied = await src.copy_into(dst)
+            copied = await src.copy_into(dst, for_stream(sys.stderr))
             before, after = await src.counts(), await dst.counts()
         except CopyRefused as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)

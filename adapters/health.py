@@ -18,6 +18,7 @@ from typing import Protocol
 from aiohttp import web
 
 from adapters.front import HttpLimits, serve_app
+from adapters.logs import brief
 from adapters.metrics import CONTENT_TYPE, Metrics
 from bot.storage import Store
 
@@ -49,7 +50,7 @@ class Health:
             try:
                 up = await surface.ready()
             except Exception as exc:
-                log.warning("readiness of %s failed: %r", surface.name, exc)
+                log.warning("readiness of %s failed: %s", surface.name, brief(exc))
                 up = False
             parts[surface.name] = "ready" if up else "not connected"
         try:

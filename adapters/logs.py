@@ -11,6 +11,7 @@ import logging
 import re
 import sys
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 from pythonjsonlogger.json import JsonFormatter
 
@@ -47,6 +48,20 @@ class Redactor:
 CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
+BRIEF = 200
+
+
+def brief(exc: BaseException | None) -> str:
+    """An error as a log line can carry it: its kind and the first line of its message, cut
+    short (`repr` would dump the object: a platform error's whole response, nested reprs)."""
+    if exc is None:
+        return "no error given"
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    line = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return line if len(line) <= BRIEF else line[: BRIEF - 1] + "…"
+
+
 def escape_controls(text: str) -> str:
     return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
@@ -73,6 +88,11 @@ class JsonLineFormatter(JsonFormatter):
             rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
         )
         self.redact = redact
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        """ISO 8601 in UTC with milliseconds (2026-12-02T00:04:56.123+00:00), which log
+        collectors parse as is; logging's default has a comma and no zone."""
+        return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
 
     def format(self, record: logging.LogRecord) -> str:
         return self.redact(super().format(record))

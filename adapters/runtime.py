@@ -24,6 +24,7 @@ from bot.ports import ChatPort
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
+from bot.storage.progress import Progress, silent
 from bot.tally import DEFAULT_INTERVAL, LiveTally
 
 
@@ -89,11 +90,13 @@ class Runtime:
         create_parent: bool = False,
         replica: str | None = None,
         limits: Limits | None = None,
+        progress: Progress = silent,
     ) -> Runtime:
         """StorageError, one line naming the path and the problem, if the database is unusable.
         `limits`: what people and teams may do (the defaults when not given; serve reads them
-        from the environment), each refusal counted in the metrics."""
-        store = await Store.open(db_path, create_parent=create_parent)
+        from the environment), each refusal counted in the metrics; `progress` hears how a
+        schema upgrade goes (serve logs it)."""
+        store = await Store.open(db_path, create_parent=create_parent, progress=progress)
         metrics = Metrics()
         core = build_core(
             store, bank, clock, rng,

@@ -20,17 +20,53 @@ from typing import Any
 from aiohttp import web
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
-from adapters.health import metrics_address, start_server
+from adapters.health import start_server
+from adapters.progress import for_log
 from adapters.questions import serve_bank
 from adapters.runtime import ConfigError, Runtime, Surface, SurfaceUnavailable
 from adapters.sdnotify import notify
-from bot.bank import BankError
+from adapters.settings import serve_settings
+from bot.bank import Bank, BankError
 from bot.clock import SystemClock
-from bot.config import database_path, is_default_location, replica_id
+from bot.config import is_default_location, replica_id
 from bot.limits import LimitsError, limits_from_env
 from bot.storage import StorageError
 
 log = logging.getLogger("zeroquiz")
+
+
+def surface_configs(env: Mapping[str, str]) -> list[tuple[str, Any]]:
+    """Each configured surface's name and settings, read and checked (`zeroquiz check` reads
+    them here too); ConfigError names everything missing or malformed."""
+    configs: list[tuple[str, Any]] = []
+    problems: list[str] = []
+    readers: list[tuple[str, Callable[[], Any]]] = []
+    if any(name.startswith("SLACK_") for name in env):
+        from adapters.slack.config import load_config
+
+        readers.append(("slack", lambda: load_config(env)))
+    # discord.py costs ~8 MB of memory to import: only when a DISCORD_ variable asks for it.
+    if any(name.startswith("DISCORD_") for name in env):
+        from adapters.discord.config import config_from_env
+
+        readers.append(("discord", lambda: config_from_env(env)))
+    for name, read in readers:
+        try:
+            config = read()
+        except ConfigError as exc:
+            problems.append(str(exc))
+            continue
+        if config is not None:
+            configs.append((name, config))
+    if problems:
+        raise ConfigError("; ".join(problems))
+    if not configs:
+        raise ConfigError(
+            "no chat adapter is configured: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN or "
+            "SLACK_SIGNING_SECRET for Slack, and/or DISCORD_TOKEN for Discord "
+            "(or try `zeroquiz play` in the terminal)"
+        )
+    return configs
 
 
 def configured_surfaces(
@@ -38,34 +74,56 @@ def configured_surfaces(
 ) -> list[Surface]:
     """Build every surface whose variables are set; ConfigError names anything missing."""
     surfaces: list[Surface] = []
-    problems: list[str] = []
-    builders: list[Callable[[], Surface | None]] = []
-    if any(name.startswith("SLACK_") for name in env):
-        from adapters.slack.surface import surface_from_env as slack_from_env
+    for name, config in surface_configs(env):
+        if name == "slack":
+            from adapters.slack.surface import SlackSurface
 
-        builders.append(lambda: slack_from_env(env, runtime, host=host, port=port))
-    # discord.py costs ~8 MB of memory to import: only when a DISCORD_ variable asks for it.
-    if any(name.startswith("DISCORD_") for name in env):
-        from adapters.discord.surface import surface_from_env as discord_from_env
+            surfaces.append(SlackSurface(config, runtime, host=host, port=port))
+        else:
+            from adapters.discord.surface import DiscordSurface
 
-        builders.append(lambda: discord_from_env(env, runtime))
-    for build in builders:
-        try:
-            surface = build()
-        except ConfigError as exc:
-            problems.append(str(exc))
-            continue
-        if surface is not None:
-            surfaces.append(surface)
-    if problems:
-        raise ConfigError("; ".join(problems))
-    if not surfaces:
-        raise ConfigError(
-            "no chat adapter is configured: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN or "
-            "SLACK_SIGNING_SECRET for Slack, and/or DISCORD_TOKEN for Discord "
-            "(or try `zeroquiz play` in the terminal)"
-        )
+            surfaces.append(DiscordSurface(config, runtime))
     return surfaces
+
+
+def bank_summary(bank: Bank) -> str:
+    """`114 questions and 10 templates from 10 file(s)`, counted as `zeroquiz validate` does."""
+    origins = [*(q.origin for q in bank.questions), *(t.origin for t in bank.templates)]
+    files = len({origin.rsplit(":", 1)[0] for origin in origins})
+    templates = f" and {len(bank.templates)} templates" if bank.templates else ""
+    return f"{len(bank)} questions{templates} from {files} file(s)"
+
+
+class StartLog:
+    """The version line, once: when every setting has been read (a refusal before then stays the
+    one line it is), or earlier when a schema upgrade reports progress (which may take seconds
+    and is worth seeing as it goes)."""
+
+    def __init__(self) -> None:
+        self._begun = False
+        self._upgrade = for_log(log)
+
+    def begin(self) -> None:
+        if not self._begun:
+            self._begun = True
+            log.info("zeroquiz %s starting", installed_version())
+
+    def progress(self, what: str, done: int, total: int) -> None:
+        self.begin()
+        self._upgrade(what, done, total)
+
+
+def metrics_refusal(exc: OSError) -> str:
+    """Why the metrics server can't listen: the errno's words (asyncio puts the address's repr
+    into strerror)."""
+    reason = os.strerror(exc.errno) if exc.errno else type(exc).__name__
+    return f"cannot serve metrics on ZEROQUIZ_METRICS_PORT: {reason}"
+
+
+def installed_version() -> str:
+    from adapters.cli import installed_version as version
+
+    return version()
 
 
 async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
@@ -86,15 +144,9 @@ async def serve(
     questions: Sequence[str] | None = None,
     no_bundled: bool = False,
 ) -> int:
-    host = host or os.environ.get("ZEROQUIZ_HTTP_HOST", "127.0.0.1")
     try:
-        port = port if port is not None else int(os.environ.get("ZEROQUIZ_HTTP_PORT", "3000"))
-    except ValueError:
-        print("zeroquiz: ZEROQUIZ_HTTP_PORT must be a port number", file=sys.stderr)
-        return EX_CONFIG
-    try:
-        metrics_at = metrics_address(os.environ)
-    except ValueError as exc:
+        settings = serve_settings(db, host, port, os.environ)
+    except ConfigError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_CONFIG
     try:
@@ -102,7 +154,8 @@ async def serve(
     except LimitsError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_CONFIG
-    path = database_path(db)
+    host, port, metrics_at, path = settings.host, settings.port, settings.metrics, settings.db
+    started_log = StartLog()
     try:
         bank = serve_bank(questions, no_bundled, os.environ)
         runtime = await Runtime.open(
@@ -113,6 +166,7 @@ async def serve(
             create_parent=is_default_location(path),
             replica=replica_id(),
             limits=limits,
+            progress=started_log.progress,
         )
     except BankError as exc:  # the team's questions: the lines `zeroquiz validate` prints
         for problem in exc.problems:
@@ -133,15 +187,17 @@ async def serve(
         except ConfigError as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)
             return EX_CONFIG
+        # Every setting is read: now the start-up lines (a refusal above stays one line).
+        started_log.begin()
+        log.info("bank: %s", bank_summary(bank))
+        log.info("database: %s", runtime.store.path)  # a URL's password is never kept in it
+        log.info("surfaces: %s", ", ".join(surface.name for surface in surfaces))
         runtime.health.surfaces = list(surfaces)
         if metrics_at is not None:
             try:
                 health_server = await start_server(runtime.health, *metrics_at)
             except OSError as exc:
-                print(
-                    f"zeroquiz: cannot serve metrics on ZEROQUIZ_METRICS_PORT: {exc.strerror}",
-                    file=sys.stderr,
-                )
+                print(f"zeroquiz: {metrics_refusal(exc)}", file=sys.stderr)
                 return EX_CONFIG
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

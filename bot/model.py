@@ -64,6 +64,10 @@ class ChannelRef:
     team: str
     channel: str
 
+    def __str__(self) -> str:
+        """`slack T1/C1` in a log line, rather than the dataclass's repr."""
+        return f"{self.platform} {self.team}/{self.channel}"
+
 
 @dataclass(frozen=True)
 class UserRef:

@@ -20,6 +20,7 @@ from adapters.discord.lease import LeaseKeeper
 from adapters.discord.port import DiscordPort
 from adapters.discord.shards import IdentifyPacer
 from adapters.inflight import InFlight
+from adapters.logs import brief
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
 
@@ -133,8 +134,8 @@ class DiscordSurface:
         if self._stopping:
             return
         error = None if task.cancelled() else task.exception()
-        log.error("the Discord connection ended: %r", error)
-        self.runtime.surface_lost("discord", f"the connection ended ({error!r})")
+        log.error("the Discord connection ended: %s", brief(error))
+        self.runtime.surface_lost("discord", f"the connection ended ({brief(error)})")
 
 
 def _rate_limited(exc: BaseException) -> bool:

@@ -6,6 +6,7 @@ logs and terminals, and most of these values are secrets.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -103,6 +104,13 @@ def _oauth_config(
         admins=_admins(_get(env, "ZEROQUIZ_SLACK_ADMINS") or "", many_workspaces=True),
         oauth=OAuthConfig(client_id, client_secret, key),
     )
+
+
+def cannot_listen(host: str, port: int, exc: OSError) -> str:
+    """Why HTTP mode can't take requests on (host, port), naming the settings: the errno's words,
+    since asyncio rewrites strerror with the address's repr."""
+    reason = os.strerror(exc.errno).lower() if exc.errno else type(exc).__name__
+    return f"cannot listen on {host}:{port} (ZEROQUIZ_HTTP_PORT, --port): {reason}"
 
 
 def normalise_api_url(url: str) -> str:

@@ -352,7 +352,7 @@ class SlackHandlers:
         try:
             await self.quiz.reveal_stray(round_id, ts)
         except Exception as exc:
-            log.warning("checking message %s of round %s failed: %r", ts, round_id, exc)
+            log.warning("checking message %s of round %s failed: %s", ts, round_id, error_code(exc))
 
     async def _invalid_button(self, click: Click) -> None:
         lang: Lang = "en"

@@ -64,7 +64,9 @@ class SlackPort:
         try:
             return await self._lang_of(channel)
         except Exception:
-            log.warning("language of %s unknown; the reason is given in English", channel)
+            log.warning(
+                "language of channel %s unknown; the reason is given in English", channel.channel
+            )
             return "en"
 
     async def post_question(
@@ -83,7 +85,10 @@ class SlackPort:
                 await self._update(channel, ref, message)
                 return
             except _Gone:
-                log.info("question message %s in %s is gone; posting the reveal anew", ref, channel)
+                log.info(
+                    "question message %s in channel %s is gone; posting the reveal anew",
+                    ref, channel.channel,
+                )  # fmt: skip
         await self._post(channel, message)
 
     async def reveal_stray(self, channel: ChannelRef, ref: str, view: RevealView) -> None:
@@ -91,7 +96,7 @@ class SlackPort:
         try:
             await self._update(channel, ref, render.reveal_message(view))
         except _Gone:
-            log.info("copy %s in %s is gone already", ref, channel)
+            log.info("copy %s in channel %s is gone already", ref, channel.channel)
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         await self._post(channel, render.notice_message(view))

@@ -30,7 +30,7 @@ from adapters.front import Front, FrontMetrics, Gate, HttpLimits, http_limits, s
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
-from adapters.slack.config import OAuthConfig, SlackConfig, load_config
+from adapters.slack.config import OAuthConfig, SlackConfig, cannot_listen, load_config
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
@@ -183,9 +183,12 @@ class SlackSurface:
             # loopback by default (adapters/health.py), not the internet's.
             # Anyone may open the OAuth pages: beyond 20 a second they get 429 (front.Gate).
             gate = Gate((INSTALL_PATH, REDIRECT_PATH)) if self.config.oauth else None
-            self._runner, self.front = await serve_app(
-                web_app, self.host, self.port, self.limits, "slack", gate=gate
-            )
+            try:
+                self._runner, self.front = await serve_app(
+                    web_app, self.host, self.port, self.limits, "slack", gate=gate
+                )
+            except OSError as exc:  # the port is taken, the address is not this machine's
+                raise ConfigError(cannot_listen(self.host, self.port, exc)) from None
             self._front_metrics = FrontMetrics(self.front)
             self.runtime.metrics.add_collector(self._front_metrics)
             log.info("Slack: HTTP mode on %s", self.url)

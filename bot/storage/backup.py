@@ -20,22 +20,34 @@ from urllib.parse import quote
 
 from bot.storage.errors import DatabaseUnusable
 from bot.storage.place import create_private
+from bot.storage.progress import Progress, silent
 
 KEEP_PRE_MIGRATION = 3
+STEP_PAGES = 1024  # pages copied per backup step (4 MiB at SQLite's default page size)
 
 
 def _temp_beside(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def _sqlite_copy(source: str, dest: Path) -> None:
-    """The backup API, all pages in one step (one snapshot), into a file left in DELETE mode."""
-    src = sqlite3.connect(f"file:{quote(source)}?mode=rw", uri=True, timeout=5)
+def _sqlite_copy(source: str, dest: Path, progress: Progress, what: str) -> None:
+    """The backup API into a file left in DELETE mode, STEP_PAGES at a time (reported), all from
+    one snapshot: the source's read transaction stays open across the steps, so a writer
+    meanwhile neither restarts the copy nor gets into it."""
+    src = sqlite3.connect(
+        f"file:{quote(source)}?mode=rw", uri=True, timeout=5, isolation_level=None
+    )
     try:
         create_private(dest)  # a backup holds everything the database does: 0600 too
+        src.execute("BEGIN")
+        src.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # the snapshot starts here
         dst = sqlite3.connect(dest, isolation_level=None)
         try:
-            src.backup(dst)
+
+            def step(status: int, remaining: int, total: int) -> None:
+                progress(what, total - remaining, total)
+
+            src.backup(dst, pages=STEP_PAGES, progress=step)
             dst.execute("PRAGMA journal_mode = DELETE")
             ok = dst.execute("PRAGMA quick_check").fetchone()
             if ok is None or ok[0] != "ok":
@@ -46,26 +58,31 @@ def _sqlite_copy(source: str, dest: Path) -> None:
         src.close()
 
 
-def sqlite_backup(source: str, dest: Path) -> None:
-    """Write a consistent copy of the SQLite file `source` to `dest` (replaced if it exists)."""
+def sqlite_backup(
+    source: str, dest: Path, progress: Progress = silent, what: str = "writing the backup"
+) -> None:
+    """Write a consistent copy of the SQLite file `source` to `dest` (replaced if it exists);
+    `progress` hears (what, pages copied, pages)."""
     tmp = _temp_beside(dest)
     try:
-        _sqlite_copy(source, tmp)
+        _sqlite_copy(source, tmp, progress, what)
         os.replace(tmp, dest)
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
 
 
-async def backup_sqlite(source: str, dest: Path) -> None:
-    await asyncio.to_thread(sqlite_backup, source, dest)
+async def backup_sqlite(
+    source: str, dest: Path, progress: Progress = silent, what: str = "writing the backup"
+) -> None:
+    await asyncio.to_thread(sqlite_backup, source, dest, progress, what)
 
 
-def pre_migration_backup(path: Path, version: int) -> Path:
+def pre_migration_backup(path: Path, version: int, progress: Progress = silent) -> Path:
     """`<file>.pre-v<N>.bak` beside the file, N the version about to be applied; only the newest
     KEEP_PRE_MIGRATION of them are kept."""
     dest = path.with_name(f"{path.name}.pre-v{version}.bak")
-    sqlite_backup(str(path), dest)
+    sqlite_backup(str(path), dest, progress, "keeping the file as it was before the upgrade")
     older = sorted(
         path.parent.glob(f"{glob_escape(path.name)}.pre-v*.bak"),
         key=lambda p: p.stat().st_mtime_ns,

@@ -22,6 +22,7 @@ from bot.storage.engine import Engine
 from bot.storage.errors import DatabaseUnusable, one_line
 from bot.storage.migrations import check_ours, schema_version
 from bot.storage.place import SQLITE_HEADER, check_place, header
+from bot.storage.progress import Progress, silent
 from bot.storage.schema import SCHEMA, Schema
 from bot.storage.sqlite import inspecting
 from bot.storage.startup import backend_of, connect_postgres, open_engine, sqlite_faults
@@ -31,8 +32,12 @@ __all__ = ["TargetInUse", "check_source", "restore_backup", "take_backup"]
 
 
 @contextlib.asynccontextmanager
-async def _engine(where: str | Path, schema: Schema) -> AsyncIterator[Engine]:
-    engine = await open_engine(where, schema=schema)
+async def _engine(
+    where: str | Path, schema: Schema, progress: Progress = silent, *, private: bool = False
+) -> AsyncIterator[Engine]:
+    """An engine on `where`; `private`: a copy of ours, so an upgrade keeps no pre-migration
+    backup beside it (the file it was copied from is the original, untouched)."""
+    engine = await open_engine(where, schema=schema, progress=progress, keep_original=not private)
     try:
         yield engine
     finally:
@@ -88,23 +93,29 @@ def _check_dest(dest: Path) -> None:
         raise OSError(errno.EACCES, f"directory {one_line(str(folder))} is not writable")
 
 
-async def take_backup(source: str, dest: Path, *, schema: Schema = SCHEMA) -> dict[str, int]:
-    """Write a backup of `source` (a SQLite path or postgresql:// URL) to `dest`; its counts."""
+async def take_backup(
+    source: str, dest: Path, *, schema: Schema = SCHEMA, progress: Progress = silent
+) -> dict[str, int]:
+    """Write a backup of `source` (a SQLite path or postgresql:// URL) to `dest`; its counts.
+    `progress` hears the pages (SQLite) or rows (PostgreSQL) copied."""
     _check_dest(dest)
     await check_source(source, schema=schema)
     dialect, target = backend_of(source)
     if dialect == "sqlite":
-        await backup_sqlite(target, dest)
+        await backup_sqlite(target, dest, progress)
     else:
         work = _private_copy_dir()
         try:
             rows = work / "rows.sqlite3"
-            async with _engine(target, schema) as src, _engine(rows, schema) as dst:
-                await copy.copy_database(src, dst, schema=schema)
+            async with (
+                _engine(target, schema, progress) as src,
+                _engine(rows, schema, private=True) as dst,
+            ):
+                await copy.copy_database(src, dst, schema=schema, progress=progress)
             await backup_sqlite(str(rows), dest)  # one file in DELETE mode, renamed into place
         finally:
             _remove(work)
-    return await _counts_of(dest, schema)
+    return await _counts_of(dest, schema, progress)
 
 
 def _remove(work: Path) -> None:
@@ -117,13 +128,13 @@ def _private_copy_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="zeroquiz-"))
 
 
-async def _counts_of(backup: Path, schema: Schema) -> dict[str, int]:
+async def _counts_of(backup: Path, schema: Schema, progress: Progress) -> dict[str, int]:
     """Counts of a backup file, read from a private migrated copy (the file stays as it is)."""
     work = _private_copy_dir()
     try:
         private = work / "backup.sqlite3"
-        await backup_sqlite(str(backup), private)
-        async with _engine(private, schema) as engine:
+        await backup_sqlite(str(backup), private, progress, "checking the backup")
+        async with _engine(private, schema, progress, private=True) as engine:
             return await copy.counts(engine, schema)
     finally:
         for item in work.iterdir():
@@ -145,10 +156,16 @@ async def _has_rows(target: str, schema: Schema) -> bool:
 
 
 async def restore_backup(
-    backup: Path, target: str, *, replace: bool, schema: Schema = SCHEMA
+    backup: Path,
+    target: str,
+    *,
+    replace: bool,
+    schema: Schema = SCHEMA,
+    progress: Progress = silent,
 ) -> dict[str, int]:
     """Put the backup's data into `target`; copy.CopyRefused if it holds data and not `replace`,
-    TargetInUse if a SQLite target is open in another process. The restored counts."""
+    TargetInUse if a SQLite target is open in another process. The restored counts. `progress`
+    hears the pages and rows copied and any schema upgrade of an older backup."""
     await _existing_sqlite(str(backup), schema)
     dialect, where = backend_of(target)
     if dialect == "sqlite":
@@ -157,9 +174,14 @@ async def restore_backup(
         work = _private_copy_dir()
         try:
             private = work / "backup.sqlite3"
-            await backup_sqlite(str(backup), private)
-            async with _engine(private, schema) as src, _engine(where, schema) as dst:
-                await copy.copy_database(src, dst, replace=replace, schema=schema)
+            await backup_sqlite(str(backup), private, progress, "reading the backup")
+            async with (
+                _engine(private, schema, progress, private=True) as src,
+                _engine(where, schema, progress) as dst,
+            ):
+                await copy.copy_database(
+                    src, dst, replace=replace, schema=schema, progress=progress
+                )
                 return await copy.counts(dst, schema)
         finally:
             _remove(work)
@@ -170,8 +192,10 @@ async def restore_backup(
         )
     tmp = _temp_beside(file)
     try:
-        await backup_sqlite(str(backup), tmp)
-        async with _engine(tmp, schema) as engine:  # migrates an older backup, checks it's ours
+        await backup_sqlite(str(backup), tmp, progress, "restoring the backup")
+        # Migrates an older backup, checks it's ours; the backup file is the original, so no
+        # `.pre-v<N>.bak` of this private copy is kept beside the target.
+        async with _engine(tmp, schema, progress, private=True) as engine:
             counts = await copy.counts(engine, schema)
         replace_sqlite(tmp, file)
     finally:

@@ -10,10 +10,11 @@ the schema's steps (schema.py), which also say what is left out: state of runnin
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.storage.engine import Conn, Engine
+from bot.storage.progress import Progress, silent
 from bot.storage.schema import SCHEMA, Schema
 
 BATCH = 1000
@@ -93,11 +94,17 @@ async def counts(engine: Engine, schema: Schema = SCHEMA) -> dict[str, int]:
 
 
 async def copy_database(
-    source: Engine, target: Engine, *, replace: bool = False, schema: Schema = SCHEMA
+    source: Engine,
+    target: Engine,
+    *,
+    replace: bool = False,
+    schema: Schema = SCHEMA,
+    progress: Progress = silent,
 ) -> list[Copied]:
     """Copy every row, in one transaction on the target; CopyRefused if it has rows already,
     unless `replace`: then its rows are deleted in that same transaction (a restore). Both are
-    migrated to `schema` already."""
+    migrated to `schema` already. `progress` hears (copying <table>, rows written, rows) after
+    every batch."""
     if not replace and any((await counts(target, schema)).values()):
         raise CopyRefused(f"{target.path} already holds ZeroQuiz data: copy into an empty one")
     copied: list[Copied] = []
@@ -109,7 +116,14 @@ async def copy_database(
         for table in tables:
             columns = table.columns
             rows = await src.fetch(f"SELECT {', '.join(columns)} FROM {table.name} ORDER BY 1")
-            await _insert(dst, table.name, columns, (tuple(r[c] for c in columns) for r in rows))
+            what = f"copying {table.name}"
+
+            def written(done: int, what: str = what, total: int = len(rows)) -> None:
+                progress(what, done, total)
+
+            await _insert(
+                dst, table.name, columns, (tuple(r[c] for c in columns) for r in rows), written
+            )
             copied.append(Copied(table.name, len(rows)))
         if dst.dialect == "postgres":
             for name in (t.name for t in tables if "id" in t.columns):
@@ -121,15 +135,24 @@ async def copy_database(
 
 
 async def _insert(
-    conn: Conn, table: str, columns: tuple[str, ...], rows: Iterable[tuple[object, ...]]
+    conn: Conn,
+    table: str,
+    columns: tuple[str, ...],
+    rows: Iterable[tuple[object, ...]],
+    written: Callable[[int], None],
 ) -> None:
     marks = ", ".join(f"${n + 1}" for n in range(len(columns)))
     sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
     batch: list[tuple[object, ...]] = []
+    done = 0
     for row in rows:
         batch.append(row)
         if len(batch) >= BATCH:
             await conn.executemany(sql, batch)
+            done += len(batch)
+            written(done)
             batch = []
     if batch:
         await conn.executemany(sql, batch)
+        done += len(batch)
+        written(done)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from bot.storage.engine import Conn, Engine
 from bot.storage.errors import DatabaseTooNewError, DatabaseUnusable
-from bot.storage.schema import SCHEMA, Schema, spelling
+from bot.storage.progress import Progress, silent
+from bot.storage.schema import SCHEMA, Schema, Step, spelling
 
 SCHEMA_VERSION = SCHEMA.version
 MIGRATION_LOCK = 0x5A51  # "ZQ": the advisory lock PostgreSQL replicas take to migrate
@@ -71,40 +72,48 @@ async def check_ours(conn: Conn, path: str, schema: Schema = SCHEMA) -> None:
         raise _too_new(path, current, schema)
 
 
-async def migrate(engine: Engine, schema: Schema = SCHEMA) -> None:
+async def migrate(engine: Engine, schema: Schema = SCHEMA, progress: Progress = silent) -> None:
     """Bring the database to `schema`'s version, one transaction per step; refuse a newer one.
 
     PostgreSQL replicas starting together take turns: the whole migration runs under a session
     advisory lock, and the version is read only once it is held. (SQLite's write lock orders
     processes already.)"""
     if engine.dialect != "postgres":
-        await _migrate(engine, schema)
+        await _migrate(engine, schema, progress)
         return
     async with engine.raw() as conn:
         await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
         try:
-            await _migrate(engine, schema)
+            await _migrate(engine, schema, progress)
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
 
 
-async def _migrate(engine: Engine, schema: Schema) -> None:
+async def _migrate(engine: Engine, schema: Schema, progress: Progress) -> None:
     async with engine.raw() as conn:
         current = await _version(conn)
     if current > schema.version:
         raise _too_new(engine.path, current, schema)
-    for step in schema.steps:
-        if step.version <= current:
-            continue
-        async with engine.transaction() as tx:
-            # Re-read under the write lock: another process may have migrated meanwhile.
-            if await _version(tx) >= step.version:
-                continue
-            await tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
-            await tx.script(step.statements(spelling(tx.dialect)))
-            if step.backfill is not None:
-                await step.backfill(tx)
-            await tx.execute("DELETE FROM schema_version")
-            await tx.execute("INSERT INTO schema_version (version) VALUES ($1)", step.version)
-            if tx.dialect == "sqlite":
-                await tx.execute(f"PRAGMA user_version = {int(step.version)}")
+    due = [step for step in schema.steps if step.version > current]
+    what = f"upgrading the schema from v{current} to v{schema.version}"
+    report = progress if current else silent  # a new database's tables take no time to create
+    if due:
+        report(what, 0, len(due))
+    for done, step in enumerate(due, start=1):
+        await _apply(engine, step)
+        report(what, done, len(due))
+
+
+async def _apply(engine: Engine, step: Step) -> None:
+    async with engine.transaction() as tx:
+        # Re-read under the write lock: another process may have migrated meanwhile.
+        if await _version(tx) >= step.version:
+            return
+        await tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
+        await tx.script(step.statements(spelling(tx.dialect)))
+        if step.backfill is not None:
+            await step.backfill(tx)
+        await tx.execute("DELETE FROM schema_version")
+        await tx.execute("INSERT INTO schema_version (version) VALUES ($1)", step.version)
+        if tx.dialect == "sqlite":
+            await tx.execute(f"PRAGMA user_version = {int(step.version)}")

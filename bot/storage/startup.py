@@ -21,6 +21,7 @@ from bot.storage.engine import Dialect, Engine
 from bot.storage.errors import DatabaseUnreachable, DatabaseUnusable
 from bot.storage.migrations import check_ours, migrate, schema_version
 from bot.storage.place import check_place
+from bot.storage.progress import Progress, silent
 from bot.storage.schema import SCHEMA, Schema
 from bot.storage.sqlite import BUSY_TIMEOUT_MS, SqliteEngine, inspecting
 from bot.storage.urls import display_url
@@ -61,16 +62,23 @@ def backend_of(target: str | Path) -> tuple[Dialect, str]:
 
 
 async def open_engine(
-    path: str | Path, *, create_parent: bool = False, schema: Schema = SCHEMA
+    path: str | Path,
+    *,
+    create_parent: bool = False,
+    schema: Schema = SCHEMA,
+    progress: Progress = silent,
+    keep_original: bool = True,
 ) -> Engine:
     """The engine on a checked, migrated (to `schema`), writable database; DatabaseUnusable
-    names what's wrong (a file's path, or a URL with its password left out)."""
+    names what's wrong (a file's path, or a URL with its password left out). `progress` hears
+    how an upgrade goes; `keep_original` False skips the pre-migration backup, for a private
+    copy whose original stays untouched anyway (a restore's)."""
     dialect, target = backend_of(path)
     if dialect == "postgres":
-        return await open_postgres(target, schema)
+        return await open_postgres(target, schema, progress)
     if target == ":memory:":
         engine = await SqliteEngine.open(target)
-        await _prepare(engine, schema)
+        await _prepare(engine, schema, progress)
         return engine
     file = Path(target)
     check_place(file, create_parent=create_parent)
@@ -79,11 +87,11 @@ async def open_engine(
             async with inspecting(target) as conn:
                 await check_ours(conn, target, schema)
                 version = await schema_version(conn)
-            if 0 < version < schema.version:
+            if 0 < version < schema.version and keep_original:
                 # An upgrade rewrites tables in place: keep the file as it was, beside it.
-                await asyncio.to_thread(pre_migration_backup, file, schema.version)
+                await asyncio.to_thread(pre_migration_backup, file, schema.version, progress)
         engine = await SqliteEngine.open(target)
-        await _prepare(engine, schema)
+        await _prepare(engine, schema, progress)
     return engine
 
 
@@ -103,7 +111,7 @@ async def connect_postgres(url: str) -> Engine:
         raise kind(display_url(url), problem) from None
 
 
-async def open_postgres(url: str, schema: Schema = SCHEMA) -> Engine:
+async def open_postgres(url: str, schema: Schema = SCHEMA, progress: Progress = silent) -> Engine:
     from bot.storage.pgfaults import pg_problem
 
     shown = display_url(url)
@@ -111,7 +119,7 @@ async def open_postgres(url: str, schema: Schema = SCHEMA) -> Engine:
     try:
         async with engine.raw() as conn:
             await check_ours(conn, shown, schema)
-        await _prepare(engine, schema)
+        await _prepare(engine, schema, progress)
     except DatabaseUnusable:
         raise
     except BaseException as exc:
@@ -122,9 +130,9 @@ async def open_postgres(url: str, schema: Schema = SCHEMA) -> Engine:
     return engine
 
 
-async def _prepare(engine: Engine, schema: Schema) -> None:
+async def _prepare(engine: Engine, schema: Schema, progress: Progress = silent) -> None:
     try:
-        await migrate(engine, schema)
+        await migrate(engine, schema, progress)
         await engine.check_writable()
     except BaseException:
         await engine.close(checkpoint=False)

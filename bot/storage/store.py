@@ -20,6 +20,7 @@ from bot.storage.engine import Engine
 from bot.storage.insights import InsightTable
 from bot.storage.installations import InstallationTable
 from bot.storage.packs import PackTable
+from bot.storage.progress import Progress, silent
 from bot.storage.receipts import ReceiptTable
 from bot.storage.rounds import RoundTable
 from bot.storage.schema import SCHEMA, Schema
@@ -56,14 +57,21 @@ class Store:
 
     @classmethod
     async def open(
-        cls, path: str | Path, *, create_parent: bool = False, schema: Schema = SCHEMA
+        cls,
+        path: str | Path,
+        *,
+        create_parent: bool = False,
+        schema: Schema = SCHEMA,
+        progress: Progress = silent,
     ) -> Store:
         """Check, open (creating the file if needed) and migrate. DatabaseUnusable (a
         StorageError) names the path and what is wrong with it; DatabaseTooNewError, one kind
         of it, for a file a newer ZeroQuiz wrote. `create_parent` only for ZeroQuiz's own
         default location: an operator's directory must exist. `schema` is this release's but
-        in tests of the migrations themselves."""
-        engine = await open_engine(path, create_parent=create_parent, schema=schema)
+        in tests of the migrations themselves. `progress` hears how an upgrade goes."""
+        engine = await open_engine(
+            path, create_parent=create_parent, schema=schema, progress=progress
+        )
         return cls(engine, schema)
 
     @asynccontextmanager
@@ -75,9 +83,12 @@ class Store:
         """Rows per table (what a copy is verified by)."""
         return await copy.counts(self._engine, self._schema)
 
-    async def copy_into(self, other: Store) -> list[copy.Copied]:
-        """Copy every row into `other`, which must be empty (copy.CopyRefused otherwise)."""
-        return await copy.copy_database(self._engine, other._engine, schema=self._schema)
+    async def copy_into(self, other: Store, progress: Progress = silent) -> list[copy.Copied]:
+        """Copy every row into `other`, which must be empty (copy.CopyRefused otherwise);
+        `progress` hears (copying <table>, rows written, rows) as it goes."""
+        return await copy.copy_database(
+            self._engine, other._engine, schema=self._schema, progress=progress
+        )
 
     async def connection_settings(self) -> list[dict[str, object]]:
         """Journal mode, foreign keys, busy timeout... of each connection, writer first."""
