@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
+from adapters.front import HttpLimits, http_limits
 from adapters.health import start_server
 from adapters.progress import for_log
 from adapters.questions import serve_bank
@@ -44,7 +45,13 @@ def surface_configs(env: Mapping[str, str]) -> list[tuple[str, Any]]:
     if any(name.startswith("SLACK_") for name in env):
         from adapters.slack.config import load_config
 
-        readers.append(("slack", lambda: load_config(env)))
+        def read_slack() -> Any:
+            config = load_config(env)
+            if config is not None:
+                slack_http_limits(config, env)  # read here too, so `check` refuses a bad one
+            return config
+
+        readers.append(("slack", read_slack))
     # discord.py costs ~8 MB of memory to import: only when a DISCORD_ variable asks for it.
     if any(name.startswith("DISCORD_") for name in env):
         from adapters.discord.config import config_from_env
@@ -69,6 +76,17 @@ def surface_configs(env: Mapping[str, str]) -> list[tuple[str, Any]]:
     return configs
 
 
+def slack_http_limits(config: Any, env: Mapping[str, str]) -> HttpLimits:
+    """HTTP mode's timeouts and connection cap (Socket Mode listens on nothing); ConfigError
+    names a bad variable."""
+    if config.app_token is not None:
+        return HttpLimits()
+    try:
+        return http_limits(env)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def configured_surfaces(
     env: Mapping[str, str], runtime: Runtime, host: str, port: int
 ) -> list[Surface]:
@@ -78,7 +96,8 @@ def configured_surfaces(
         if name == "slack":
             from adapters.slack.surface import SlackSurface
 
-            surfaces.append(SlackSurface(config, runtime, host=host, port=port))
+            limits = slack_http_limits(config, env)
+            surfaces.append(SlackSurface(config, runtime, host=host, port=port, limits=limits))
         else:
             from adapters.discord.surface import DiscordSurface
 
@@ -187,11 +206,6 @@ async def serve(
         except ConfigError as exc:
             print(f"zeroquiz: {exc}", file=sys.stderr)
             return EX_CONFIG
-        # Every setting is read: now the start-up lines (a refusal above stays one line).
-        started_log.begin()
-        log.info("bank: %s", bank_summary(bank))
-        log.info("database: %s", runtime.store.path)  # a URL's password is never kept in it
-        log.info("surfaces: %s", ", ".join(surface.name for surface in surfaces))
         runtime.health.surfaces = list(surfaces)
         if metrics_at is not None:
             try:
@@ -210,6 +224,13 @@ async def serve(
                 print(f"zeroquiz: {surface.name}: {exc}", file=sys.stderr)
                 return EX_TEMPFAIL if isinstance(exc, SurfaceUnavailable) else EX_CONFIG
             started.append(surface)
+        # Every setting is read and every surface started (a wrong token key, a rejected token):
+        # now the start-up lines, so a refusal above stays the one line it is.
+        started_log.begin()
+        log.info("bank: %s", bank_summary(bank))
+        log.info("database: %s", runtime.store.path)  # a URL's password is never kept in it
+        log.info("surfaces: %s", ", ".join(surface.name for surface in surfaces))
+        for surface in started:
             log.info("%s adapter running", surface.name)
         # Due work starts once every surface is connected, so overdue reveals and daily posts
         # found at start-up go out at once instead of failing on a half-open connection.

@@ -130,6 +130,7 @@ REFUSALS: dict[str, tuple[dict[str, Change], int]] = {
     "http port": ({"ZEROQUIZ_HTTP_PORT": "three-thousand"}, EX_CONFIG),
     "metrics port": ({"ZEROQUIZ_METRICS_PORT": "99999"}, EX_CONFIG),
     "log format": ({"ZEROQUIZ_LOG_FORMAT": "xml"}, EX_CONFIG),
+    "command limit": ({"ZEROQUIZ_LIMIT_PERSON_PER_MINUTE": "plenty"}, EX_CONFIG),
     "shards": ({"DISCORD_TOKEN": DISCORD, "DISCORD_SHARD_IDS": "0"}, EX_CONFIG),
     "no bundled, no files": ({"ZEROQUIZ_NO_BUNDLED": "1"}, EX_CONFIG),
     "bad question file": ({"ZEROQUIZ_QUESTIONS": _bad_questions}, EX_CONFIG),

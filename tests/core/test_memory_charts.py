@@ -163,8 +163,8 @@ def test_the_terminal_shows_the_chart_under_the_explanation(tmp_path: Path) -> N
     script = Path(sys.executable).parent / "zeroquiz"
     for lang, title in (("en", "B parameters on "), ("id", " miliar parameter di ")):
         result = subprocess.run(
-            [str(script), "play", "--questions", str(path), "--count", "2", "--lang", lang,
-             "--db", str(tmp_path / f"{lang}.db")],
+            [str(script), "play", "--no-bundled", "--questions", str(path), "--count", "2",
+             "--lang", lang, "--db", str(tmp_path / f"{lang}.db")],
             input="a\nb\n", capture_output=True, text=True, timeout=60, cwd=tmp_path,
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
