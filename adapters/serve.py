@@ -20,7 +20,6 @@ from typing import Any
 from aiohttp import web
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
-from adapters.front import HttpLimits, http_limits
 from adapters.health import start_server
 from adapters.progress import for_log
 from adapters.questions import serve_bank
@@ -43,12 +42,12 @@ def surface_configs(env: Mapping[str, str]) -> list[tuple[str, Any]]:
     problems: list[str] = []
     readers: list[tuple[str, Callable[[], Any]]] = []
     if any(name.startswith("SLACK_") for name in env):
-        from adapters.slack.config import load_config
+        from adapters.slack.config import http_limits_of, load_config
 
         def read_slack() -> Any:
             config = load_config(env)
             if config is not None:
-                slack_http_limits(config, env)  # read here too, so `check` refuses a bad one
+                http_limits_of(config, env)  # read here too, so `check` refuses a bad one
             return config
 
         readers.append(("slack", read_slack))
@@ -76,17 +75,6 @@ def surface_configs(env: Mapping[str, str]) -> list[tuple[str, Any]]:
     return configs
 
 
-def slack_http_limits(config: Any, env: Mapping[str, str]) -> HttpLimits:
-    """HTTP mode's timeouts and connection cap (Socket Mode listens on nothing); ConfigError
-    names a bad variable."""
-    if config.app_token is not None:
-        return HttpLimits()
-    try:
-        return http_limits(env)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
 def configured_surfaces(
     env: Mapping[str, str], runtime: Runtime, host: str, port: int
 ) -> list[Surface]:
@@ -94,9 +82,10 @@ def configured_surfaces(
     surfaces: list[Surface] = []
     for name, config in surface_configs(env):
         if name == "slack":
+            from adapters.slack.config import http_limits_of
             from adapters.slack.surface import SlackSurface
 
-            limits = slack_http_limits(config, env)
+            limits = http_limits_of(config, env)
             surfaces.append(SlackSurface(config, runtime, host=host, port=port, limits=limits))
         else:
             from adapters.discord.surface import DiscordSurface

@@ -10,9 +10,13 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from adapters.runtime import ConfigError
+
+if TYPE_CHECKING:
+    from adapters.front import HttpLimits
 
 DEFAULT_API_URL = "https://slack.com/api/"
 _USER_ID = re.compile(r"[UW][A-Z0-9]+")
@@ -147,3 +151,16 @@ def _admins(value: str, *, many_workspaces: bool = False) -> frozenset[str]:
             "multi-workspace mode, not bare user IDs"
         )
     return frozenset(ids)
+
+
+def http_limits_of(config: SlackConfig, env: Mapping[str, str]) -> HttpLimits:
+    """HTTP mode's timeouts and connection cap (Socket Mode listens on nothing); ConfigError
+    names a bad variable. Read by serve and `check` alike."""
+    from adapters.front import HttpLimits, http_limits
+
+    if config.app_token is not None:
+        return HttpLimits()
+    try:
+        return http_limits(env)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None

@@ -264,16 +264,10 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
     value = _text(action.get("value"), MAX_TEXT)
     if value is None:
         return Malformed(kind, "the action's value is missing or not a string")
-    user = body.get("user")
-    if not isinstance(user, dict) or _slack_id(user.get("id")) is None:
-        return Malformed(kind, "user.id is missing or not an ID")
-    team = body.get("team")
-    if team is not None and not isinstance(team, dict):
-        return Malformed(kind, "team is not an object")
-    # With org-wide installs `team` can be null: the user's team_id then says.
-    team_id = _slack_id((team or {}).get("id")) or _slack_id(user.get("team_id"))
-    if team_id is None:
-        return Malformed(kind, "no team ID")
+    who = _user_and_team(body, kind)
+    if isinstance(who, Malformed):
+        return who
+    user, team_id = who
     channel = body.get("channel")
     if channel is not None and (not isinstance(channel, dict) or not _slack_id(channel.get("id"))):
         return Malformed(kind, "channel is not an object with an ID")
@@ -295,15 +289,9 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
     )
 
 
-def submission_of(body: Mapping[str, Any]) -> Submission | Malformed:
-    """A view_submission as the modal handlers read it: plain-text inputs only."""
-    kind = "view_submission"
-    view = body.get("view")
-    if not isinstance(view, dict):
-        return Malformed(kind, "view is not an object")
-    callback = _text(view.get("callback_id"), MAX_NAME)
-    if not callback:
-        return Malformed(kind, "view.callback_id is missing or not a string")
+def _user_and_team(body: Mapping[str, Any], kind: str) -> tuple[dict[str, Any], str] | Malformed:
+    """The person who clicked or submitted, and their team. With org-wide installs `team` can be
+    null: the user's team_id then says."""
     user = body.get("user")
     if not isinstance(user, dict) or _slack_id(user.get("id")) is None:
         return Malformed(kind, "user.id is missing or not an ID")
@@ -313,6 +301,22 @@ def submission_of(body: Mapping[str, Any]) -> Submission | Malformed:
     team_id = _slack_id((team or {}).get("id")) or _slack_id(user.get("team_id"))
     if team_id is None:
         return Malformed(kind, "no team ID")
+    return user, team_id
+
+
+def submission_of(body: Mapping[str, Any]) -> Submission | Malformed:
+    """A view_submission as the modal handlers read it: plain-text inputs only."""
+    kind = "view_submission"
+    view = body.get("view")
+    if not isinstance(view, dict):
+        return Malformed(kind, "view is not an object")
+    callback = _text(view.get("callback_id"), MAX_NAME)
+    if not callback:
+        return Malformed(kind, "view.callback_id is missing or not a string")
+    who = _user_and_team(body, kind)
+    if isinstance(who, Malformed):
+        return who
+    user, team_id = who
     metadata = _text(view.get("private_metadata", ""), MAX_TEXT)
     if metadata is None:
         return Malformed(kind, "view.private_metadata is not a string")

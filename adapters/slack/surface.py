@@ -26,11 +26,17 @@ from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.front import Front, FrontMetrics, Gate, HttpLimits, http_limits, serve_app
+from adapters.front import Front, FrontMetrics, Gate, HttpLimits, serve_app
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
-from adapters.slack.config import OAuthConfig, SlackConfig, cannot_listen, load_config
+from adapters.slack.config import (
+    OAuthConfig,
+    SlackConfig,
+    cannot_listen,
+    http_limits_of,
+    load_config,
+)
 from adapters.slack.handlers import SlackHandlers
 from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
@@ -72,11 +78,7 @@ def surface_from_env(
     config = load_config(env)
     if config is None:
         return None
-    try:
-        limits = http_limits(env) if config.app_token is None else HttpLimits()  # HTTP only
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    return SlackSurface(config, runtime, host=host, port=port, limits=limits)
+    return SlackSurface(config, runtime, host=host, port=port, limits=http_limits_of(config, env))
 
 
 class SlackSurface:

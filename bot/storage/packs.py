@@ -62,6 +62,11 @@ _CURRENT = """SELECT p.id, p.name, p.version, v.questions, v.added_by, v.added_a
     WHERE t.platform = $1 AND t.team = $2 AND p.removed_at IS NULL"""
 
 
+# A channel's source by its platform reference (no row, or no channel yet: both).
+_SOURCE_OF_REF = """SELECT s.source FROM channel_sources s JOIN channels c ON c.id = s.channel_id
+    JOIN teams t ON t.id = c.team_id WHERE t.platform = $1 AND t.team = $2 AND c.channel = $3"""
+
+
 class PackTable:
     def __init__(self, engine: Engine) -> None:
         self._e = engine
@@ -172,9 +177,7 @@ class PackTable:
         """The same for a channel that may not have been seen yet (nothing is created)."""
         async with self._e.snapshot() as c:
             source = await c.fetchval(
-                """SELECT s.source FROM channel_sources s JOIN channels c ON c.id = s.channel_id
-                   JOIN teams t ON t.id = c.team_id
-                   WHERE t.platform = $1 AND t.team = $2 AND c.channel = $3""",
+                _SOURCE_OF_REF,
                 channel.platform,
                 channel.team,
                 channel.channel,
@@ -192,9 +195,7 @@ class PackTable:
     async def source(self, channel: ChannelRef) -> Source:
         async with self._e.snapshot() as c:
             found = await c.fetchval(
-                """SELECT s.source FROM channel_sources s JOIN channels c ON c.id = s.channel_id
-                   JOIN teams t ON t.id = c.team_id
-                   WHERE t.platform = $1 AND t.team = $2 AND c.channel = $3""",
+                _SOURCE_OF_REF,
                 channel.platform,
                 channel.team,
                 channel.channel,
