@@ -1,0 +1,37 @@
+"""What a channel draws from (issue 22): both the bundled bank and its team's packs by default,
+only the bundled bank once set to `bundled`, both again once set to `both`."""
+
+from __future__ import annotations
+
+from conftest import CHANNEL
+from pg_server import on_both_backends
+from test_packs import PACK, TEAM, say
+
+from bot.i18n import t
+from bot.quiz import Quiz
+
+pytestmark = on_both_backends
+
+
+async def drawn_ids(quiz: Quiz) -> set[str]:
+    bank = await quiz.library.for_channel_ref(CHANNEL)
+    return {q.id for q in bank.questions} | {tp.id for tp in bank.templates}
+
+
+async def test_a_channel_draws_from_both_by_default_and_from_what_an_admin_sets(
+    quiz: Quiz,
+) -> None:
+    added = await quiz.add_pack(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
+    assert added.stored, added.notice
+    bundled = {q.id for q in quiz.library.bundled.questions}
+    bundled |= {tp.id for tp in quiz.library.bundled.templates}
+    shown = (await say(quiz, "questions")).text
+    assert shown.startswith("This channel draws from " + t("en", "source_both"))
+    both = await drawn_ids(quiz)
+    assert bundled < both and [i.split(":", 1)[1] for i in both - bundled] == ["nodes"]
+    assert (await say(quiz, "questions bundled")).ok
+    assert await drawn_ids(quiz) == bundled
+    assert (await say(quiz, "questions both")).ok
+    assert await drawn_ids(quiz) == both
+    assert not (await say(quiz, "questions everything")).ok
+    assert await drawn_ids(quiz) == both
