@@ -99,8 +99,12 @@ async def take_backup(
     """Write a backup of `source` (a SQLite path or postgresql:// URL) to `dest`; its counts.
     `progress` hears the pages (SQLite) or rows (PostgreSQL) copied."""
     _check_dest(dest)
-    await check_source(source, schema=schema)
     dialect, target = backend_of(source)
+    if dialect == "sqlite" and _same_file(dest, Path(target)):
+        # Renamed over the database, the backup would take its place while a running bot writes
+        # on in the old, unlinked file: what it commits after its next checkpoint is lost.
+        raise OSError(errno.EINVAL, "it is the database itself: give another file to write")
+    await check_source(source, schema=schema)
     if dialect == "sqlite":
         await backup_sqlite(target, dest, progress)
     else:
@@ -116,6 +120,13 @@ async def take_backup(
         finally:
             _remove(work)
     return await _counts_of(dest, schema, progress)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them doesn't exist (check_source then names a missing source)
+        return False
 
 
 def _remove(work: Path) -> None:

@@ -106,6 +106,19 @@ def test_a_backup_that_cannot_be_written_is_one_line(place: Path, dest: str, pro
     assert listing(place) == before
 
 
+@pytest.mark.parametrize("dest", ["quiz.sqlite3", "./quiz.sqlite3", "link.sqlite3"])
+def test_a_backup_onto_the_database_itself_is_refused_and_leaves_it_in_place(
+    place: Path, dest: str
+) -> None:
+    """Renamed over the database, a "backup" would replace the file a running bot writes in;
+    what the bot committed after that would be lost at its next checkpoint."""
+    (place / "link.sqlite3").symlink_to(place / "quiz.sqlite3")
+    before = listing(place), (place / "quiz.sqlite3").stat().st_ino
+    result = run(["backup", "--db", "quiz.sqlite3", dest], place)
+    one_line_error(result, CONFIG, dest, "is the database itself")
+    assert (listing(place), (place / "quiz.sqlite3").stat().st_ino) == before
+
+
 @pytest.mark.parametrize(
     ("target", "problem"),
     [
