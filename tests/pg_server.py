@@ -15,6 +15,7 @@ import os
 import pwd
 import secrets
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -113,17 +114,20 @@ class PgServer:
         return f"postgresql://{APP_USER}:{secret}@127.0.0.1:{self.port}/{database}"
 
     async def create_database(self) -> str:
-        """A fresh, empty database owned by the app role; returns its name."""
+        """A fresh, empty database owned by the app role; returns its name. FILE_COPY copies the
+        template's files instead of logging every page (2-3x quicker with the tests' fsync=off)."""
         name = f"zq_test_{os.getpid()}_{next(self._names)}"
         conn = await asyncpg.connect(self.url("postgres"))
         try:
-            await conn.execute(f'CREATE DATABASE "{name}" OWNER {APP_USER}')
+            await conn.execute(f'CREATE DATABASE "{name}" OWNER {APP_USER} STRATEGY FILE_COPY')
         finally:
             await conn.close()
         return name
 
     def stop(self) -> None:
-        self.process.terminate()
+        """Immediate shutdown (SIGQUIT): the tests' data is thrown away, so nothing is worth a
+        checkpoint, and a client a test left connected must not hold the run's end up."""
+        self.process.send_signal(signal.SIGQUIT)
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:

@@ -73,7 +73,7 @@ async def schedule_daily_due_now(url: str) -> None:
         channel = ChannelRef("slack", TEAM, CHANNEL)
         who = UserRef("slack", TEAM, "UADMIN", "Grace")
         reply = await dispatch(
-            quiz, parse_text(f"daily {now:%H:%M} UTC"), Context(channel, who, admin)
+            quiz, parse_text(f"daily {now:%H:%M} UTC every day"), Context(channel, who, admin)
         )
         assert "scheduled" in str(getattr(reply, "text", "")), reply
     finally:
