@@ -12,7 +12,6 @@ Send Messages, so the pre-check asks for that one there.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import io
 import logging
 
@@ -229,9 +228,6 @@ class Handler:
     async def _reply(self, interaction: discord.Interaction, view: Reply) -> None:
         # `pack export`: the YAML rides along as a file (whole, whatever its length).
         files = pack_file(view) if isinstance(view, NoticeView) else []
-        if files and isinstance(view, NoticeView) and view.file is not None:
-            said = t(view.lang, "pack_export_attached", file=view.file.filename)
-            view = dataclasses.replace(view, lines=(*view.lines, said))
         embed = reply_embed(view)
         # The review's letter buttons ride in its private reply; other replies have none.
         buttons = review_buttons(view) if isinstance(view, ReviewView) else None
