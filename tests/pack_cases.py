@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 
 def big_pack(count: int, *, explanation_words: int = 12, long_line: bool = False) -> str:
     """A one-language pack of `count` questions, as a person would write it by hand."""
@@ -16,7 +21,7 @@ def big_pack(count: int, *, explanation_words: int = 12, long_line: bool = False
             f'    prompt: "Node {n}: which <flag> & which rank — ZeRO stage {n % 3 + 1}?"',
             "    options:",
             f'      - "rank {n} & <none>"',
-            "      - text: \"stage {0} ≥ ok\"".format(n % 3 + 1),
+            f'      - text: "stage {n % 3 + 1} ≥ ok"',
             "        correct: true",
             f"    explanation: >-\n      Because {why}\n      (see runbook §{n}).",
         ]
@@ -28,3 +33,14 @@ def big_pack(count: int, *, explanation_words: int = 12, long_line: bool = False
             f'correct: true}}], explanation: "{why}"}}',
         ]
     return "\n".join(lines) + "\n"
+
+
+def zeroquiz_pack(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`zeroquiz pack <args>` as a real child process (the operator's terminal)."""
+    script = Path(sys.executable).parent / "zeroquiz"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "adapters.cli"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZEROQUIZ_", "SLACK_"))}
+    return subprocess.run(
+        [*command, "pack", *args], input=stdin, capture_output=True, text=True, env=env,
+        timeout=60,
+    )  # fmt: skip
