@@ -58,6 +58,7 @@ CHANNEL_B_ID = 333000000000000002
 CHANNELS = {GUILD_ID: CHANNEL_ID, GUILD_B_ID: CHANNEL_B_ID}
 EPHEMERAL = 64
 ATTACHMENT_LIMIT = 8388608  # the `attachment_size_limit` every interaction here carries
+FILES = web.RequestKey("files", dict)  # a multipart request's uploads: index -> (name, bytes)
 MANAGE_GUILD = discord.Permissions(manage_guild=True).value
 # What `zeroquiz discord-invite` asks for (adapters/discord/invite.py).
 BOT_PERMS = discord.Permissions(
@@ -252,7 +253,7 @@ class FakeDiscord:
         `request["files"]` and checked against the body's `attachments`."""
         if request.content_type == "multipart/form-data":
             body, files = await self._multipart(request)
-            request["files"] = files
+            request[FILES] = files
         else:
             body = await request.json() if request.can_read_body else None
         self.calls.append(Call(request.method, request.path, body))
@@ -267,11 +268,16 @@ class FakeDiscord:
             name = part.name or ""
             if name == "payload_json":
                 body = json.loads(await part.text())
-            elif (index := re.fullmatch(r"files\[(\d+)\]", name)) is not None:
-                files[int(index.group(1))] = (part.filename or "", bytes(await part.read()))
+            elif (field_n := re.fullmatch(r"files\[(\d+)\]", name)) is not None:
+                files[int(field_n.group(1))] = (part.filename or "", bytes(await part.read()))
             else:
                 self.problems.append(f"{request.path}: unexpected multipart field {name!r}")
         message = body.get("data", body) if isinstance(body, dict) else None
+        for attachment in (message or {}).get("attachments") or []:
+            # The index of files[n], a JSON number in Discord's own "Uploading Files" example
+            # (and as discord.py sends it); the OpenAPI types it as a snowflake string.
+            if isinstance(attachment.get("id"), int):
+                attachment["id"] = str(attachment["id"])
         listed = {int(a["id"]): a.get("filename") for a in (message or {}).get("attachments") or []}
         for index, (filename, data) in files.items():
             if listed.get(index) != filename:
@@ -283,7 +289,7 @@ class FakeDiscord:
     def _attachments(self, request: web.Request) -> list[Json]:
         """Uploaded files as a message shows them, each served from this fake's CDN."""
         shown = []
-        for filename, data in request.get("files", {}).values():
+        for filename, data in request.get(FILES, {}).values():
             aid = str(self.snowflake())
             self.files[aid] = data
             shown.append({
