@@ -23,11 +23,11 @@ from bot.i18n import t
 from bot.library import Library
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.storage import SOURCES, PackLimitReached, Source, Store
-from bot.views import NoticeView
+from bot.views import NoticeView, PackFile
 
 MAX_PROBLEM_LINES = 12
 PROBLEM_LINE_MAX = 200  # a problem is one short line (the loader quotes at most 40 characters)
-EXPORT_MAX = 2400  # what a code block may weigh, with Slack's escapes counted (`&` → `&amp;`)
+EXPORT_MAX = 2400  # what an inline code block may weigh, Slack's escapes counted (`&` → `&amp;`)
 SHOW_IDS_MAX = 1500
 
 
@@ -223,11 +223,13 @@ def problems_notice(lang: Lang, problems: Sequence[str]) -> NoticeView:
 
 
 def export_notice(lang: Lang, name: str, version: int, body: str) -> NoticeView:
-    """The YAML back as a code block, when it fits a message; else the terminal's way."""
-    if _weight(body) > EXPORT_MAX:
-        return NoticeView(lang, t(lang, "pack_export_long", name=name, size=len(body)), ok=False)
+    """The YAML back, whole, as `file` (each adapter delivers it within its limits); also as a
+    code block in the notice when it fits one message and a code block can show it exactly."""
     head = t(lang, "pack_export", name=name, version=version)
-    return NoticeView(lang, head, lines=("```\n" + body.rstrip().replace("```", "'''") + "\n```",))
+    file = PackFile(name, version, body)
+    if _weight(body) > EXPORT_MAX or "```" in body:
+        return NoticeView(lang, head, file=file)
+    return NoticeView(lang, head, lines=("```\n" + body.rstrip() + "\n```",), file=file)
 
 
 def parse_options(text: str) -> tuple[list[str], int] | None:

@@ -130,6 +130,20 @@ class StatsView:
 
 
 @dataclass(frozen=True)
+class PackFile:
+    """A team pack's YAML exactly as it was added, handed back whole: each adapter delivers it
+    within its platform's limits (a file on Discord, numbered code blocks on Slack)."""
+
+    pack: str
+    version: int
+    body: str
+
+    @property
+    def filename(self) -> str:
+        return f"{self.pack}.yaml"
+
+
+@dataclass(frozen=True)
 class NoticeView:
     """A short message: a command's private answer, or a public notice such as run standings."""
 
@@ -141,6 +155,7 @@ class NoticeView:
     # The review's next card, when nothing is due: each adapter adds "review_next_due" with it
     # written in the reader's own time zone (a date token), so the core never formats it.
     next_due: datetime | None = None
+    file: PackFile | None = None  # `pack export`: the YAML itself, beside the notice
 
 
 @dataclass(frozen=True)

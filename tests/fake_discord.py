@@ -13,6 +13,7 @@ import asyncio
 import itertools
 import json
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,11 +22,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
 import jsonschema
 import pytest
 import yarl
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 from referencing import Registry, Resource
@@ -55,6 +57,8 @@ GUILD_B_ID = 222000000004194306
 CHANNEL_B_ID = 333000000000000002
 CHANNELS = {GUILD_ID: CHANNEL_ID, GUILD_B_ID: CHANNEL_B_ID}
 EPHEMERAL = 64
+ATTACHMENT_LIMIT = 8388608  # the `attachment_size_limit` every interaction here carries
+FILES = web.RequestKey("files", dict)  # a multipart request's uploads: index -> (name, bytes)
 MANAGE_GUILD = discord.Permissions(manage_guild=True).value
 # What `zeroquiz discord-invite` asks for (adapters/discord/invite.py).
 BOT_PERMS = discord.Permissions(
@@ -192,7 +196,9 @@ class FakeDiscord:
             "flags": 0,
         }
 
-    def _message(self, channel_id: str, body: Json, flags: int = 0) -> Json:
+    def _message(
+        self, channel_id: str, body: Json, flags: int = 0, attachments: list[Json] | None = None
+    ) -> Json:
         mid = self.snowflake()
         message = {
             "id": str(mid),
@@ -201,7 +207,7 @@ class FakeDiscord:
             "content": body.get("content") or "",
             "author": self.bot_user,
             "embeds": body.get("embeds") or [],
-            "attachments": [],
+            "attachments": attachments or [],
             "mentions": [],
             "mention_roles": [],
             "mention_everyone": False,
@@ -242,9 +248,57 @@ class FakeDiscord:
         return self._json({"code": 50035, "message": "Invalid Form Body", "errors": found}, 400)
 
     async def _read(self, request: web.Request) -> Any:
-        body = await request.json() if request.can_read_body else None
+        """The JSON body; a multipart one (a message with files, as discord.py sends it) is
+        read as Discord does: `payload_json` is the body, `files[n]` the uploads, kept in
+        `request["files"]` and checked against the body's `attachments`."""
+        if request.content_type == "multipart/form-data":
+            body, files = await self._multipart(request)
+            request[FILES] = files
+        else:
+            body = await request.json() if request.can_read_body else None
         self.calls.append(Call(request.method, request.path, body))
         return body
+
+    async def _multipart(self, request: web.Request) -> tuple[Any, dict[int, tuple[str, bytes]]]:
+        body: Any = None
+        files: dict[int, tuple[str, bytes]] = {}
+        reader = await request.multipart()
+        while (part := await reader.next()) is not None:
+            assert isinstance(part, BodyPartReader)
+            name = part.name or ""
+            if name == "payload_json":
+                body = json.loads(await part.text())
+            elif (field_n := re.fullmatch(r"files\[(\d+)\]", name)) is not None:
+                files[int(field_n.group(1))] = (part.filename or "", bytes(await part.read()))
+            else:
+                self.problems.append(f"{request.path}: unexpected multipart field {name!r}")
+        message = body.get("data", body) if isinstance(body, dict) else None
+        for attachment in (message or {}).get("attachments") or []:
+            # The index of files[n], a JSON number in Discord's own "Uploading Files" example
+            # (and as discord.py sends it); the OpenAPI types it as a snowflake string.
+            if isinstance(attachment.get("id"), int):
+                attachment["id"] = str(attachment["id"])
+        listed = {int(a["id"]): a.get("filename") for a in (message or {}).get("attachments") or []}
+        for index, (filename, data) in files.items():
+            if listed.get(index) != filename:
+                self.problems.append(f"{request.path}: files[{index}] is not in attachments")
+            if len(data) > ATTACHMENT_LIMIT:
+                self.problems.append(f"{request.path}: files[{index}] exceeds the upload limit")
+        return body, files
+
+    def _attachments(self, request: web.Request) -> list[Json]:
+        """Uploaded files as a message shows them, each served from this fake's CDN."""
+        shown = []
+        for filename, data in request.get(FILES, {}).values():
+            aid = str(self.snowflake())
+            self.files[aid] = data
+            shown.append({
+                "id": aid, "filename": filename, "size": len(data),
+                "url": f"{self.url}/cdn/{aid}/{filename}",
+                "proxy_url": f"{self.url}/cdn/{aid}/{filename}",
+                "content_type": "application/octet-stream",
+            })  # fmt: skip
+        return shown
 
     async def _fault(self, route: str, request: web.Request) -> web.Response | None:
         """The answer of an injected fault, or None to go on (and maybe cut afterwards)."""
@@ -418,7 +472,8 @@ class FakeDiscord:
             reply["resource"] = {"type": kind, "message": message}
             self.response_ids[token] = mid
         elif kind == 4:
-            message = self._message(self._channel_of.get(token, str(CHANNEL_ID)), data)
+            where = self._channel_of.get(token, str(CHANNEL_ID))
+            message = self._message(where, data, attachments=self._attachments(request))
             head["response_message_id"] = message["id"]
             reply["resource"] = {"type": kind, "message": message}
             self.response_ids[token] = int(message["id"])
@@ -430,7 +485,8 @@ class FakeDiscord:
             return bad
         token = request.match_info["token"]
         self.responses.setdefault(token, []).append(body)
-        return self._json(self._message(self._channel_of.get(token, str(CHANNEL_ID)), body))
+        where = self._channel_of.get(token, str(CHANNEL_ID))
+        return self._json(self._message(where, body, attachments=self._attachments(request)))
 
     async def edit_original(self, request: web.Request) -> web.Response:
         body = await self._read(request)
@@ -444,7 +500,8 @@ class FakeDiscord:
         # The original response keeps what it was answered with: deferred ephemeral, the edit
         # is ephemeral too. Recorded as the user sees it, flags included.
         flags = int((first.get("data") or {}).get("flags") or 0)
-        message = self._message(self._channel_of.get(token, str(CHANNEL_ID)), body, flags)
+        where = self._channel_of.get(token, str(CHANNEL_ID))
+        message = self._message(where, body, flags, self._attachments(request))
         self.responses[token].append(body | {"flags": message["flags"]})
         return self._json(message)
 
@@ -581,7 +638,7 @@ class FakeDiscord:
             "type": kind,
             "token": f"itoken-{iid}",
             "version": 1,
-            "attachment_size_limit": 8388608,
+            "attachment_size_limit": ATTACHMENT_LIMIT,
             "guild_id": str(guild),
             "channel_id": str(channel),
             "channel": where,
@@ -827,6 +884,24 @@ class FakeDiscord:
 
         result: Json = await self.wait_for(final, timeout)
         return result
+
+    async def attachments_of(self, token: str) -> list[tuple[str, bytes]]:
+        """The files of the message an interaction was answered with (its first response), each
+        downloaded from its URL as a person's client does: (file name, bytes)."""
+        await self.reply_to(token)
+        mid = self.response_ids.get(token)
+        if mid is None:  # deferred, then edited: the edit's message carries them
+            edited = [m for m in self.messages.values() if m["attachments"]]
+            attachments = edited[-1]["attachments"] if edited else []
+        else:
+            attachments = self.messages[mid]["attachments"]
+        found = []
+        async with aiohttp.ClientSession() as http:
+            for attachment in attachments:
+                async with http.get(attachment["url"]) as response:
+                    assert response.status == 200
+                    found.append((attachment["filename"], await response.read()))
+        return found
 
     # -- lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:

@@ -43,6 +43,7 @@ CLIENT_ID = "1111.2222"
 CLIENT_SECRET = "fake-client-secret"
 CHANNEL = "C0QUIZ"
 POLL_DEADLINE = 10.0
+RESPONSE_URL_USES = 5
 HOME_BLOCKS = 100  # a Home tab view may hold 100 blocks; a message 50
 # slack_sdk's retry handlers, with its backoff shortened: a test's retries don't sleep for real.
 QUICK_RETRIES = FixedValueRetryIntervalCalculator(0.01)
@@ -80,6 +81,8 @@ class FakeSlack:
     homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user -> published Home view
     modals: list[dict[str, Any]] = field(default_factory=list)  # views.open, in order
     respond_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # per key
+    ephemerals: list[dict[str, Any]] = field(default_factory=list)  # chat.postEphemeral, in order
+    problems: list[str] = field(default_factory=list)  # what Slack refused, and why
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
     reply_gate: asyncio.Event | None = None  # when set up, private replies wait until it opens
     # Bot tokens Slack accepts, each for its workspace (one more per OAuth installation).
@@ -212,6 +215,16 @@ class FakeSlack:
             return self._publish(args)
         if method == "views.open":
             return self._open(args)
+        if method == "chat.postEphemeral":
+            problems = block_problems(args.get("blocks") or [])
+            if problems:
+                self.problems += problems
+                return {"ok": False, "error": "invalid_blocks", "errors": problems}
+            if not args.get("channel") or not args.get("user"):
+                return {"ok": False, "error": "invalid_arguments"}
+            shown = {k: args.get(k) for k in ("channel", "user", "text", "blocks")}
+            self.ephemerals.append(shown | {"team": self.calls[-1].team})
+            return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         if method in ("chat.postMessage", "chat.update"):
             problems = block_problems(args.get("blocks") or [])
             if problems:
@@ -320,6 +333,13 @@ class FakeSlack:
                 request.transport.close()
                 return web.Response()
             return web.Response(status=int(fault), text="try again")
+        if self.respond_calls[key] > RESPONSE_URL_USES:  # Slack honours a response_url 5 times
+            self.problems.append(f"response_url {key} used {self.respond_calls[key]} times")
+            return web.Response(status=404, text="used_url")
+        problems = block_problems(body.get("blocks") or [])
+        if problems:
+            self.problems += problems
+            return web.Response(status=400, text="invalid_blocks")
         self.replies[key].append(body)
         return web.Response(text="ok")
 

@@ -12,6 +12,7 @@ Send Messages, so the pre-check asks for that one there.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 
 import aiohttp
@@ -59,6 +60,14 @@ def user_ref(interaction: discord.Interaction) -> UserRef:
     user = interaction.user
     name = storable(user.display_name)  # the name comes from the payload as sent
     return UserRef(PLATFORM, str(interaction.guild_id or 0), str(user.id), name)
+
+
+def pack_file(view: NoticeView) -> list[discord.File]:
+    """The exported pack's YAML as an attachment, byte for byte as it was added."""
+    if view.file is None:
+        return []
+    data = view.file.body.encode("utf-8", errors="surrogateescape")
+    return [discord.File(io.BytesIO(data), filename=view.file.filename)]
 
 
 def in_thread(interaction: discord.Interaction) -> bool:
@@ -217,17 +226,24 @@ class Handler:
         await self._reply(interaction, await accepted.finish())
 
     async def _reply(self, interaction: discord.Interaction, view: Reply) -> None:
+        # `pack export`: the YAML rides along as a file (whole, whatever its length).
+        files = pack_file(view) if isinstance(view, NoticeView) else []
         embed = reply_embed(view)
         # The review's letter buttons ride in its private reply; other replies have none.
         buttons = review_buttons(view) if isinstance(view, ReviewView) else None
         markup: discord.ui.View = buttons if buttons is not None else discord.utils.MISSING
+        attached: list[discord.File] = files or discord.utils.MISSING
         if interaction.response.is_done():  # deferred (ephemeral): the reply replaces "thinking"
             await interaction.edit_original_response(
-                embed=embed, allowed_mentions=NO_MENTIONS, view=markup
+                embed=embed, allowed_mentions=NO_MENTIONS, view=markup, attachments=attached
             )
         else:
             await interaction.response.send_message(
-                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS, view=markup
+                embed=embed,
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+                view=markup,
+                files=attached,
             )
 
     async def _fail(self, interaction: discord.Interaction, lang: Lang) -> None:

@@ -166,6 +166,15 @@ def notice_embed(view: NoticeView) -> discord.Embed:
     return embed
 
 
+def export_embed(view: NoticeView) -> discord.Embed:
+    """`pack export`: the heading, the YAML as a code block when the core gave one (shown as
+    written: no markdown escaping inside it), and where the attached file is."""
+    assert view.file is not None
+    said = t(view.lang, "pack_export_attached", file=view.file.filename)
+    parts = [view.text, *view.lines, said]  # lines: at most one code block of ~2,400
+    return discord.Embed(description="\n".join(parts), colour=INFO_COLOUR)
+
+
 def leaderboard_embed(view: LeaderboardView) -> discord.Embed:
     lines = [names(line) for line in view.lines] or [view.empty_text]
     if view.me_line:
@@ -227,4 +236,6 @@ def reply_embed(
         return leaderboard_embed(view)
     if isinstance(view, StatsView):
         return stats_embed(view)
+    if view.file is not None:
+        return export_embed(view)
     return notice_embed(view)

@@ -38,6 +38,7 @@ from slack_bolt.response import BoltResponse
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
+from adapters.slack.export import SlackExport
 from adapters.slack.packs import PACK_VIEW, QUESTION_VIEW, SlackPacks
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
@@ -103,6 +104,7 @@ class SlackHandlers:
         self._slots = asyncio.Semaphore(CLICK_SLOTS)
         self._tasks: set[asyncio.Task[None]] = set()
         self.packs = SlackPacks(quiz, users, self._reply)  # the pack forms (modals)
+        self.export = SlackExport(users, self._reply)  # `pack export`: the YAML in parts
         users.store_names(self._store_names, lambda: inflight.below(QUIET))
 
     def register(self, app: AsyncApp) -> None:
@@ -182,6 +184,9 @@ class SlackHandlers:
                     await self.packs.open(command, form, await self._lang(channel))
                     return
             reply = await accepted.finish()
+            if isinstance(reply, NoticeView) and reply.file is not None:
+                await self.export.send(url, command.team, command.channel, command.user, reply)
+                return
             await self._reply(url, reply_message(reply))
 
     async def on_answer(

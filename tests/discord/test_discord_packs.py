@@ -6,8 +6,11 @@ lines and stores nothing; a modal submit adds one question."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fake_discord import (
     CHANNEL_B_ID,
+    EPHEMERAL,
     GUILD_B_ID,
     GUILD_ID,
     MANAGE_GUILD,
@@ -15,7 +18,9 @@ from fake_discord import (
     FakeDiscord,
     text_of,
 )
+from pack_cases import big_pack, zeroquiz_pack
 
+from bot.bank.packs import check_pack
 from bot.model import TeamRef
 
 PACK = b"""\
@@ -102,3 +107,32 @@ async def test_a_modal_submit_adds_one_question(
         "pack", {"action": "export", "name": "from-chat"}, permissions=MANAGE_GUILD
     )
     assert "Which stage shards the parameters?" in text_of(await fake_discord.reply_to(token))
+    [(name, data)] = await fake_discord.attachments_of(token)  # and the file, whole
+    assert name == "from-chat.yaml" and b"Which stage shards the parameters?" in data
+
+
+async def test_a_long_pack_is_exported_whole_as_a_private_attachment(
+    bots: BotFactory, fake_discord: FakeDiscord, db_path: Path
+) -> None:
+    """Sixty questions, far more than a message holds: the private reply carries the YAML as
+    a file, byte for byte what was attached and what `zeroquiz pack export` prints."""
+    await bots.start()
+    body = big_pack(60).encode()
+    token = await fake_discord.slash_with_file(
+        "pack", {"action": "add"}, "file", "runbook.yaml", body, permissions=MANAGE_GUILD
+    )
+    assert "saved as version 1: 60 question(s)" in text_of(await fake_discord.reply_to(token))
+    token = await fake_discord.slash(
+        "pack", {"action": "export", "name": "runbook"}, permissions=MANAGE_GUILD
+    )
+    reply = await fake_discord.reply_to(token)
+    assert reply["flags"] & EPHEMERAL
+    text = text_of(reply)
+    assert "Pack `runbook`, version 1:" in text and "```" not in text
+    assert "attached as `runbook.yaml`" in text
+    assert await fake_discord.attachments_of(token) == [("runbook.yaml", body)]
+    team = ("--platform", "discord", "--team", str(GUILD_ID))
+    printed = zeroquiz_pack("export", "runbook", "--db", str(db_path), *team)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.encode() == body
+    assert check_pack(body.decode(), "runbook.yaml").size == 60

@@ -12,11 +12,20 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from fake_slack import TEAM, FakeSlack, SlackHarness, open_harness, shown, slash_payload
+from fake_slack import (
+    TEAM,
+    FakeSlack,
+    SlackHarness,
+    install,
+    open_harness,
+    open_oauth_harness,
+    shown,
+    slash_payload,
+)
 
 from bot.bank import Bank
 from bot.clock import FakeClock
-from bot.model import TeamRef
+from bot.model import ChannelRef, TeamRef
 
 ADMIN = "UADMIN"
 PACK = """\
@@ -150,3 +159,44 @@ async def test_a_garbage_submission_of_our_modal_is_a_400_and_changes_nothing(
     body = "payload=" + quote(json.dumps(payload))
     assert await admin_slack.post(body, signed_headers(body)) == 400
     assert await admin_slack.runtime.store.packs.list(TeamRef("slack", TEAM)) == []
+
+
+async def test_two_installed_workspaces_keep_their_packs_apart(
+    fake: FakeSlack, db_path: Path, clock: FakeClock, bank: Bank
+) -> None:
+    """Multi-workspace mode, two real installations (OAuth) in one process: workspace A's admin
+    adds a pack; A's channel set to team packs asks it, B's never draws it and B lists none."""
+    a, b = "T0ALPHA", "T0BRAVO"
+    channels = {a: "C0ALPHA", b: "C0BRAVO"}
+    slack = await open_oauth_harness(fake, db_path, clock, bank)
+    try:
+        assert await install(slack, a) == 200 and await install(slack, b) == 200
+
+        async def ask(team: str, text: str) -> str:
+            key = fake.new_key()
+            payload = slash_payload(text, ADMIN, fake.response_url(key), channels[team])
+            assert await slack.post(urlencode(payload | {"team_id": team})) == 200
+            return shown((await fake.reply(key))["blocks"])
+
+        key = fake.new_key()
+        payload = slash_payload("pack add", ADMIN, fake.response_url(key), channels[a])
+        assert await slack.post(urlencode(payload | {"team_id": a})) == 200
+        await fake.wait_until(lambda: len(fake.modals) == 1, "the modal to open")
+        assert [c.team for c in fake.calls_to("views.open")] == [a]  # with A's own token
+        status, _ = await slack.submit(fake.modals[0], {"name": "ours", "yaml": PACK}, ADMIN, a)
+        assert status == 200
+        assert "Pack `ours` saved as version 1" in await reply_to(fake, fake.modals[0])
+        for team in (a, b):
+            assert "team" in await ask(team, "questions team")
+            assert "Question posted." in await ask(team, "question")
+        posted = {m["channel"]: shown(m["blocks"]) for m in fake.posted.values()}
+        assert "How many GPUs does one node of our cluster hold?" in posted[channels[a]]
+        assert "our cluster" not in posted[channels[b]]
+        for team, expected in ((a, True), (b, False)):  # all a channel can draw, there
+            drawn = await slack.runtime.quiz.channel_bank(ChannelRef("slack", team, channels[team]))
+            assert any("our cluster" in q.prompt.en for q in drawn.questions) is expected
+        assert "ours" in await ask(a, "pack list")
+        assert "no packs yet" in await ask(b, "pack list")
+        assert await slack.runtime.store.packs.list(TeamRef("slack", b)) == []
+    finally:
+        await slack.close()
