@@ -20,7 +20,7 @@ from bot.model import LETTERS, Lang, Question, TeamRef
 from bot.periods import period_start, to_ms
 from bot.presenter import text_bar
 from bot.storage import Store
-from bot.storage.insights import RATED_AFTER, ItemTotal
+from bot.storage.insights import RATED_AFTER, ChoiceStat, ItemTotal
 from bot.views import MAX_INSIGHT_LINE, InsightLine, InsightsView, Period, TopicStat
 
 MAX_TOPICS = 20
@@ -71,14 +71,31 @@ class Insights:
     async def _compute(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None
     ) -> InsightsView:
+        """The reads on the event loop (they wait on their connections' threads); the analysis
+        and the view in a worker thread, so a burst of clicks never waits behind them."""
         found = await self.store.insights.team(team.platform, team.team)
         current: list[ItemTotal] = []
         previous: list[ItemTotal] | None = None
-        items: list[ItemStat] = []
+        choices: list[ChoiceStat] = []
         if found is not None:
             team_id, tz = found
             current, previous = await self._totals(team_id, tz, period)
-            items = analysis.item_stats(self.bank, await self.store.insights.choices(team_id))
+            choices = await self.store.insights.choices(team_id)
+        return await asyncio.to_thread(
+            self._analyse, lang, period, topic, current, previous, choices
+        )
+
+    def _analyse(
+        self,
+        lang: Lang,
+        period: Period,
+        topic: str | None,
+        current: list[ItemTotal],
+        previous: list[ItemTotal] | None,
+        choices: list[ChoiceStat],
+    ) -> InsightsView:
+        """Pure: the item analysis and the view from the rows read (runs off the event loop)."""
+        items = analysis.item_stats(self.bank, choices)
         if topic is not None:
             items = [i for i in items if topic in i.entry.tags]
         return self._build(lang, period, topic, current, previous, items)
