@@ -11,9 +11,10 @@ answers to the bundled questions) in a temporary directory, then in one process:
      same per-question counts by a GROUP BY over the answers (what the reads would cost without
      the maintained totals);
   c. verdict latency: p99 of each `Quiz.answer` of 100 concurrent first answers on a just-opened
-     round, alone and beside five tasks asking for the insights back to back all along, each
-     sending its reply (10 ms) before the next (REPS bursts each, interleaved), as served (views
-     reused for 30 s) and each computed afresh; goal: as served / alone within 1.5x;
+     round, alone and beside five admins each asking for a different view back to back, each
+     sending its reply (10 ms) before the next (REPS bursts each, interleaved): as served (views
+     reused for 30 s; the insights' clock moves 31 s as each burst starts, so each burst meets
+     five real misses) and each computed afresh (no cache); goal: beside / alone within 1.5x;
   d. what the maintained totals cost the answer path: K concurrent first answers with them and
      with their two calls replaced by no-ops, in the same run.
 Figures are from a shared, noisy machine: compare the ratios. Goals print PASS or MISS; the exit
@@ -192,13 +193,16 @@ async def clicks_beside(
     fresh = Counted(store, bank, fresh_clock, cache_for=timedelta(0))
     alone: list[float] = []
     beside: dict[str, list[float]] = {"as served": [], "afresh": []}
+    bursts: dict[str, list[float]] = {"alone": [], **{name: [] for name in beside}}
     asked = dict.fromkeys(beside, 0)
     modes: tuple[tuple[str, Counted, FakeClock], ...] = (
         ("as served", product, served_clock),
         ("afresh", fresh, fresh_clock),
     )
     for rep in range(reps):
-        alone += await verdicts(quiz, channel, f"a{rep}", 100, warm=True)
+        more = await verdicts(quiz, channel, f"a{rep}", 100, warm=True)
+        alone += more
+        bursts["alone"].append(pct(more, 99))
         for name, insights, clock in modes:
 
             async def burst(
@@ -209,17 +213,21 @@ async def clicks_beside(
 
             more, done = await beside_requests(insights, team, views, burst)
             beside[name] += more
+            bursts[name].append(pct(more, 99))
             asked[name] += done
-    a99 = pct(alone, 99)
-    print(f"c. Verdicts of 100 concurrent clicks, {reps} bursts each, p99 of each Quiz.answer")
+    a99, a_med = pct(alone, 99), statistics.median(bursts["alone"])
+    print(f"c. Verdicts of 100 concurrent clicks, {reps} bursts each: p99 of all the bursts' "
+          "Quiz.answer calls, and the median over the bursts of each burst's p99 (less swayed by "
+          "a stall of a shared machine)")  # fmt: skip
     print("   five admins ask: " + ", ".join(f"{p}{' ' + t if t else ''}" for p, t in views))
-    print(f"   alone {a99:6.1f} ms (p50 {pct(alone, 50):5.1f})")
+    print(f"   alone {a99:6.1f} ms (p50 {pct(alone, 50):5.1f}; burst median {a_med:5.1f})")
     for name, insights, _ in modes:
         times = beside[name]
-        b99 = pct(times, 99)
-        print(f"   beside them, {name:9}: {b99:6.1f} ms (p50 {pct(times, 50):5.1f}; "
-              f"{asked[name]} insights answered, {insights.computed} computed): "
-              f"{b99 / a99:.2f}x   goal <= 1.5x {verdict(b99 / a99 <= 1.5)}")  # fmt: skip
+        b99, b_med = pct(times, 99), statistics.median(bursts[name])
+        print(f"   beside them, {name:9}: {b99:6.1f} ms (p50 {pct(times, 50):5.1f}; burst median "
+              f"{b_med:5.1f}; {asked[name]} insights answered, {insights.computed} computed): "
+              f"{b99 / a99:.2f}x, burst median {b_med / a_med:.2f}x   "
+              f"goal <= 1.5x {verdict(b99 / a99 <= 1.5)}")  # fmt: skip
 
 
 async def write_cost(quiz: Quiz, channel: ChannelRef, clicks: int, reps: int) -> None:
