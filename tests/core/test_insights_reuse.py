@@ -15,6 +15,7 @@ from bot.clock import FakeClock
 from bot.insights import Insights
 from bot.model import ChannelRef, TeamRef
 from bot.storage import Store
+from bot.views import Period
 
 CHANNEL = ChannelRef("test", "T1", "C1")
 TEAM = TeamRef("test", "T1")
@@ -37,7 +38,12 @@ async def test_after_more_answers_a_view_shows_the_new_figures(
         assert after == scratch
         assert after.topics != before.topics  # the second round of answers shows
         # Views asked at once (one read of the team's rows) say what each says alone.
-        kinds = [("all", None), ("week", None), ("month", None), ("all", "sim-stages")]
+        kinds: list[tuple[Period, str | None]] = [
+            ("all", None),
+            ("week", None),
+            ("month", None),
+            ("all", "sim-stages"),
+        ]
         together = await asyncio.gather(*(fresh.view(TEAM, p, "en", t) for p, t in kinds))
         alone = [await fresh.view(TEAM, p, "en", t) for p, t in kinds]
         assert together == alone
