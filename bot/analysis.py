@@ -111,24 +111,55 @@ def key_slot(entry: Entry) -> int:
 
 
 def item_stats(bank: Bank, choices: Iterable[ChoiceStat]) -> list[ItemStat]:
-    """Every answered item of the bank (items no longer in it are left out)."""
-    by_item: dict[str, list[ChoiceStat]] = defaultdict(list)
+    """Every answered item of the bank (items no longer in it are left out). One pass over the
+    rows, integer sums per item, and an item whose rows are unchanged since a view before is not
+    worked out again: this runs for every view computed, beside the clicks."""
+    by_item: dict[str, list[ChoiceStat]] = {}
     for choice in choices:
-        by_item[choice.item].append(choice)
+        rows = by_item.get(choice.item)
+        if rows is None:
+            by_item[choice.item] = [choice]
+        else:
+            rows.append(choice)
     known = entries_by_item(bank)
     out = []
     for item, rows in by_item.items():
         entry = known.get(item)
-        if entry is not None:
-            out.append(_item(item, entry, rows))
+        if entry is None:
+            continue
+        rows.sort(key=_slot)
+        seen = (item, tuple(rows))
+        done = _ITEMS.get(seen)
+        if done is not None and done[0] is entry:
+            out.append(done[1])
+            continue
+        stat = _item(item, entry, rows)
+        if len(_ITEMS) >= ITEMS_KEPT:
+            _ITEMS.clear()
+        _ITEMS[seen] = (entry, stat)
+        out.append(stat)
     return out
+
+
+ITEMS_KEPT = 8192
+_ITEMS: dict[tuple[str, tuple[ChoiceStat, ...]], tuple[Entry, ItemStat]] = {}
+"""An item's analysis by its rows: the same rows give the same figures, and between two views
+only the items answered meanwhile have new rows, so the rest are not worked out again."""
 
 
 def _item(item: str, entry: Entry, rows: list[ChoiceStat]) -> ItemStat:
     key = key_slot(entry)
-    answered = 0
+    answered = rated = total = squares = 0
+    right = n1 = s1 = 0
     for r in rows:
         answered += r.answered
+        rated += r.rated
+        total += r.score_sum
+        squares += r.score_sq
+        if r.slot == key:
+            right += r.answered
+            n1 += r.rated
+            s1 += r.score_sum
     options = tuple(
         OptionStat(
             r.slot,
@@ -136,31 +167,41 @@ def _item(item: str, entry: Entry, rows: list[ChoiceStat]) -> ItemStat:
             r.answered / answered if answered else 0.0,
             r.score_sum / r.rated / PERMILLE if r.rated else None,
         )
-        for r in sorted(rows, key=lambda r: r.slot)
+        for r in rows
     )
-    right = sum(r.answered for r in rows if r.slot == key)
     return ItemStat(
         item=item,
         entry=entry,
         key=key,
         answered=answered,
-        rated=sum(r.rated for r in rows),
+        rated=rated,
         share_right=right / answered if answered else 0.0,
-        discrimination=point_biserial(rows, key),
+        discrimination=_biserial(rated, n1, total, squares, s1),
         options=options,
     )
+
+
+def _slot(row: ChoiceStat) -> int:
+    return row.slot
 
 
 def point_biserial(rows: Iterable[ChoiceStat], key: int) -> float | None:
     """r = (M1 - M0) / s * sqrt(p q) over the rated answers, from the per-option sums."""
     rows = list(rows)
-    n = sum(r.rated for r in rows)
-    n1 = sum(r.rated for r in rows if r.slot == key)
+    return _biserial(
+        sum(r.rated for r in rows),
+        sum(r.rated for r in rows if r.slot == key),
+        sum(r.score_sum for r in rows),
+        sum(r.score_sq for r in rows),
+        sum(r.score_sum for r in rows if r.slot == key),
+    )
+
+
+def _biserial(n: int, n1: int, total: int, squares: int, s1: int) -> float | None:
+    """The point-biserial from the sums: n rated answers (n1 of them right), their scores' sum
+    and sum of squares, and the right ones' sum."""
     if n < 2 or n1 in (0, n):
         return None
-    total = sum(r.score_sum for r in rows)
-    squares = sum(r.score_sq for r in rows)
-    s1 = sum(r.score_sum for r in rows if r.slot == key)
     mean = total / n
     variance = squares / n - mean * mean
     if variance <= 1e-9:

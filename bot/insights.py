@@ -20,7 +20,7 @@ from bot.model import LETTERS, Lang, Question, TeamRef
 from bot.periods import period_start, to_ms
 from bot.presenter import text_bar
 from bot.storage import Store
-from bot.storage.insights import RATED_AFTER, ItemTotal
+from bot.storage.insights import RATED_AFTER, ChoiceStat, ItemTotal
 from bot.views import MAX_INSIGHT_LINE, InsightLine, InsightsView, Period, TopicStat
 
 MAX_TOPICS = 20
@@ -34,6 +34,7 @@ CACHE_FOR = timedelta(seconds=30)
 CACHED = 256
 
 Key = tuple[str, str, str, str, str | None]
+TeamRows = tuple[tuple[int, str] | None, list[ChoiceStat]]
 
 
 class Insights:
@@ -50,6 +51,7 @@ class Insights:
         self.clock = clock
         self.cache_for = cache_for
         self._views: dict[Key, tuple[datetime, asyncio.Future[InsightsView]]] = {}
+        self._reading: dict[tuple[str, str], asyncio.Future[TeamRows]] = {}
 
     async def view(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None = None
@@ -71,17 +73,51 @@ class Insights:
     async def _compute(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None
     ) -> InsightsView:
-        found = await self.store.insights.team(team.platform, team.team)
+        """The reads on the event loop (they wait on their connections' threads); the analysis
+        and the view in a worker thread, so a burst of clicks never waits behind them."""
+        found, choices = await self._team_rows(team)
         current: list[ItemTotal] = []
         previous: list[ItemTotal] | None = None
-        items: list[ItemStat] = []
         if found is not None:
-            team_id, tz = found
-            current, previous = await self._totals(team_id, tz, period)
-            items = analysis.item_stats(self.bank, await self.store.insights.choices(team_id))
+            current, previous = await self._totals(*found, period)
+        return await asyncio.to_thread(
+            self._analyse, lang, period, topic, current, previous, choices
+        )
+
+    def _analyse(
+        self,
+        lang: Lang,
+        period: Period,
+        topic: str | None,
+        current: list[ItemTotal],
+        previous: list[ItemTotal] | None,
+        choices: list[ChoiceStat],
+    ) -> InsightsView:
+        """Pure: the item analysis and the view from the rows read (runs off the event loop)."""
+        items = analysis.item_stats(self.bank, choices)
         if topic is not None:
             items = [i for i in items if topic in i.entry.tags]
         return self._build(lang, period, topic, current, previous, items)
+
+    async def _team_rows(self, team: TeamRef) -> TeamRows:
+        """The team's id and zone and its item_choices rows (what every view of the team needs,
+        whatever its period, topic or language): views being computed at once share one read."""
+        key = (team.platform, team.team)
+        reading = self._reading.get(key)
+        if reading is None:
+            reading = self._reading[key] = asyncio.ensure_future(self._read_team(team))
+            reading.add_done_callback(lambda done: self._forget(key, done))
+        return await asyncio.shield(reading)
+
+    def _forget(self, key: tuple[str, str], done: asyncio.Future[TeamRows]) -> None:
+        if self._reading.get(key) is done:
+            del self._reading[key]
+
+    async def _read_team(self, team: TeamRef) -> TeamRows:
+        found = await self.store.insights.team(team.platform, team.team)
+        if found is None:
+            return None, []
+        return found, await self.store.insights.choices(found[0])
 
     async def _totals(
         self, team_id: int, tz: str, period: Period

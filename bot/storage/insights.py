@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bot.bank.templates import OPTIONS, parse_draw_id
 from bot.periods import from_ms
@@ -43,16 +44,17 @@ class Answer:
     at_ms: int
 
 
-@dataclass(frozen=True, slots=True)
-class ItemTotal:
+class ItemTotal(NamedTuple):
+    """One item's answers and right answers in one period. Tuples: a view reads hundreds."""
+
     item: str
     answered: int
     correct: int
 
 
-@dataclass(frozen=True, slots=True)
-class ChoiceStat:
-    """One option of one item, over all the team's answers."""
+class ChoiceStat(NamedTuple):
+    """One option of one item, over all the team's answers (a tuple: cheap to make by the
+    hundred, and comparable, so the analysis of an item whose rows are unchanged is reused)."""
 
     item: str
     slot: int
@@ -285,9 +287,7 @@ class InsightTable:
             )
         out: dict[int, list[ItemTotal]] = {start: [] for start in starts}
         for r in rows:
-            out[int(r["period_start"])].append(
-                ItemTotal(str(r["item"]), int(r["answered"]), int(r["correct"]))
-            )
+            out[int(r[0])].append(ItemTotal(r[1], r[2], r[3]))
         return out
 
     async def choices(self, team_id: int) -> list[ChoiceStat]:
@@ -298,13 +298,7 @@ class InsightTable:
                    WHERE team_id = $1""",
                 team_id,
             )
-        return [
-            ChoiceStat(
-                str(r["item"]), int(r["slot"]), int(r["answered"]), int(r["rated"]),
-                int(r["score_sum"]), int(r["score_sq"]),
-            )
-            for r in rows
-        ]  # fmt: skip
+        return [ChoiceStat(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]  # columns in order
 
     async def daily_items(self, schedule_id: int) -> list[str]:
         """The questions a daily schedule has asked so far (its posted or claimed days)."""
