@@ -61,6 +61,12 @@ def user_ref(interaction: discord.Interaction) -> UserRef:
     return UserRef(PLATFORM, str(interaction.guild_id or 0), str(user.id), name)
 
 
+def message_ref(interaction: discord.Interaction) -> str | None:
+    """Where the component's message is, "channel id:message id", if discord.py read it."""
+    message = interaction.message
+    return None if message is None else f"{message.channel.id}:{message.id}"
+
+
 def in_thread(interaction: discord.Interaction) -> bool:
     """Whether the command came from a thread (or a forum post), by the channel's type."""
     return getattr(interaction.channel, "type", None) in THREADS
@@ -79,7 +85,14 @@ class Handler:
         self.gate = gate
         self.packs = DiscordPacks(quiz, self._reply)  # `pack add` (a file), `pack question`
 
-    async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
+    async def on_click(
+        self,
+        interaction: discord.Interaction,
+        round_id: int,
+        option: int,
+        *,
+        clicked: str | None = None,
+    ) -> None:
         if not self.gate.enter():
             return
         try:
@@ -92,8 +105,8 @@ class Handler:
                     PLATFORM, lambda: self.quiz.answer(round_id, who, option)
                 )
                 await self._verdict(interaction, feedback_embed(feedback), began)
-                if feedback.status == "closed" and interaction.message is not None:
-                    copy = f"{interaction.message.channel.id}:{interaction.message.id}"
+                copy = clicked or message_ref(interaction)
+                if feedback.status == "closed" and copy is not None:
                     await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
         finally:
             self.gate.leave()
