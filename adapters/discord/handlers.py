@@ -20,6 +20,7 @@ import discord
 from adapters.discord.buttons import review_buttons
 from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import feedback_embed, reply_embed, review_embed
+from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
@@ -115,9 +116,7 @@ class Handler:
         self, interaction: discord.Interaction, embed: discord.Embed, began: float
     ) -> None:
         try:
-            await interaction.response.send_message(
-                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
-            )
+            await send_ephemeral(interaction, embed)
         except (discord.DiscordServerError, aiohttp.ClientError) as exc:
             loop = asyncio.get_running_loop()
             if interaction.response.is_done() or loop.time() - began > RETRY_WITHIN:
@@ -125,9 +124,7 @@ class Handler:
             log.warning("verdict failed for now (%s); sending it once more", type(exc).__name__)
             await asyncio.sleep(RETRY_AFTER)
             try:
-                await interaction.response.send_message(
-                    embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
-                )
+                await send_ephemeral(interaction, embed)
             except discord.HTTPException as again:
                 if again.code != ALREADY_ANSWERED:
                     raise

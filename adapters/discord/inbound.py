@@ -208,14 +208,17 @@ def _buttons_problem(message: object) -> str | None:
 def _plain_button(button: object) -> bool:
     if not isinstance(button, dict) or button.get("type") != BUTTON:
         return False
-    style, label = button.get("style"), button.get("label")
+    get = button.get  # several times per button, four buttons per click
+    style, label = get("style"), get("label")
     return (
         type(style) is int
         and style in PLAIN_STYLES
-        and isinstance(button.get("custom_id"), str)
+        and isinstance(get("custom_id"), str)
         and (label is None or isinstance(label, str))
-        and type(button.get("disabled", False)) is bool
-        and all(button.get(key) is None for key in ("url", "sku_id", "emoji"))
+        and type(get("disabled", False)) is bool
+        and get("url") is None
+        and get("sku_id") is None
+        and get("emoji") is None
     )
 
 
