@@ -13,16 +13,17 @@ discord.py's parser as before. inbound.guard wraps this, so a payload reaches it
 An answer click's Interaction is built without the clicked message: discord.py's Message (its
 embeds, components, author) was most of the cost of reading a click, and an answer needs only
 where that message is (for a closed round's stray copy), read here from the payload. The
-`interaction` event isn't dispatched for our clicks: its only listener (client.on_interaction)
-answers other apps' components, and the task discord.py starts per dispatch was a tenth of a
-click's parsing.
+`interaction` event for our clicks: the client's own on_interaction answers other apps' components
+and leaves ours alone, and the task discord.py starts per dispatch cost a tenth of a click's
+parsing, so `dispatch` (the client's) sends it only when something else listens: a `wait_for`,
+an on_interaction put in its place.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import discord
@@ -92,6 +93,7 @@ def route(
     parsers: MutableMapping[str, Parser],
     state: Any,  # discord.py's ConnectionState
     handler: ClickHandler,
+    dispatch: Callable[[discord.Interaction], None],
 ) -> set[asyncio.Task[None]]:
     """Wrap the INTERACTION_CREATE parser in place; returns the set holding running clicks."""
     parse = parsers[EVENT]
@@ -106,10 +108,12 @@ def route(
             interaction = discord.Interaction(data=without_message(payload), state=state)
             job = click(handler, interaction, custom_id, clicked_message(payload))
         else:  # a review step edits the clicked message: discord.py reads it
-            job = click(handler, discord.Interaction(data=payload, state=state), custom_id)
+            interaction = discord.Interaction(data=payload, state=state)
+            job = click(handler, interaction, custom_id)
         task = asyncio.create_task(job)
         running.add(task)
         task.add_done_callback(running.discard)
+        dispatch(interaction)
 
     parsers[EVENT] = routed
     return running
