@@ -96,6 +96,10 @@ class Metrics:
             ["limit"],
             registry=r,
         )
+        # The labelled children a click touches, looked up once (labels() is a lock and a
+        # dict lookup of the label tuple, several times per click otherwise).
+        self._clicks_of: dict[str, tuple[Counter, Histogram]] = {}
+        self._answers_of: dict[tuple[str, str], Counter] = {}
         for name in limits.NAMES:  # every limit shows, at 0 until it refuses something
             self.limited.labels(name)
         self.db_seconds = Histogram(
@@ -128,12 +132,23 @@ class Metrics:
 
     async def answer(self, platform: str, verdict: Callable[[], Awaitable[Feedback]]) -> Feedback:
         """Count a click and time its verdict (`quiz.answer`); errors are counted as clicks too."""
-        self.clicks.labels(platform).inc()
+        children = self._clicks_of.get(platform)
+        if children is None:
+            children = self._clicks_of[platform] = (
+                self.clicks.labels(platform),
+                self.verdict_seconds.labels(platform),
+            )
+        clicks, seconds = children
+        clicks.inc()
         started = time.perf_counter()
         feedback = await verdict()
-        self.verdict_seconds.labels(platform).observe(time.perf_counter() - started)
+        seconds.observe(time.perf_counter() - started)
         if feedback.recorded:
-            self.answers.labels(platform, feedback.status).inc()
+            key = (platform, feedback.status)
+            answers = self._answers_of.get(key)
+            if answers is None:
+                answers = self._answers_of[key] = self.answers.labels(*key)
+            answers.inc()
         return feedback
 
     async def review(

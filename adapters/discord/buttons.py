@@ -27,8 +27,16 @@ from bot.views import NoticeView, QuestionView, ReviewResult, ReviewView
 
 
 class ClickHandler(Protocol):
-    async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
-        """Record the click and answer it ephemerally."""
+    async def on_click(
+        self,
+        interaction: discord.Interaction,
+        round_id: int,
+        option: int,
+        *,
+        clicked: str | None = None,
+    ) -> None:
+        """Record the click and answer it ephemerally. `clicked`: "channel id:message id" of the
+        clicked message when the interaction was built without it (clicks.py)."""
         ...
 
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:

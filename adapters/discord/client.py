@@ -89,7 +89,9 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.shard_connected = asyncio.Event()  # one more has (start-up waits shard by shard)
         self.connected_shards: set[int] = set()
         # Our buttons' clicks skip discord.py's view store (clicks.py); checked first by the guard.
-        self.clicks = clicks.route(self._connection.parsers, self._connection, handler)
+        self.clicks = clicks.route(
+            self._connection.parsers, self._connection, handler, self._dispatch_click
+        )
         inbound.guard(self._connection.parsers)  # a malformed interaction can't end the client
 
     async def setup_hook(self) -> None:
@@ -120,6 +122,14 @@ class ZeroQuizClient(discord.AutoShardedClient):
         data = interaction.data
         if not is_ours(data.get("custom_id") if data is not None else None):
             await self.handler.on_foreign_click(interaction)
+
+    def _dispatch_click(self, interaction: discord.Interaction) -> None:
+        """The `interaction` event for a click on our own button (clicks.py), as discord.py's
+        parser would dispatch it, unless the only listener is this class's on_interaction,
+        which leaves our clicks alone: then the task it would start is saved."""
+        own = getattr(self.on_interaction, "__func__", None) is ZeroQuizClient.on_interaction
+        if not own or self._listeners.get("interaction"):
+            self.dispatch("interaction", interaction)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         await self.pacer.wait(shard_id)

@@ -21,6 +21,7 @@ import discord
 from adapters.discord.buttons import review_buttons
 from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import feedback_embed, reply_embed, review_embed
+from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
@@ -70,6 +71,12 @@ def pack_file(view: NoticeView) -> list[discord.File]:
     return [discord.File(io.BytesIO(data), filename=view.file.filename)]
 
 
+def message_ref(interaction: discord.Interaction) -> str | None:
+    """Where the component's message is, "channel id:message id", if discord.py read it."""
+    message = interaction.message
+    return None if message is None else f"{message.channel.id}:{message.id}"
+
+
 def in_thread(interaction: discord.Interaction) -> bool:
     """Whether the command came from a thread (or a forum post), by the channel's type."""
     return getattr(interaction.channel, "type", None) in THREADS
@@ -88,7 +95,14 @@ class Handler:
         self.gate = gate
         self.packs = DiscordPacks(quiz, self._reply)  # `pack add` (a file), `pack question`
 
-    async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
+    async def on_click(
+        self,
+        interaction: discord.Interaction,
+        round_id: int,
+        option: int,
+        *,
+        clicked: str | None = None,
+    ) -> None:
         if not self.gate.enter():
             return
         try:
@@ -101,8 +115,8 @@ class Handler:
                     PLATFORM, lambda: self.quiz.answer(round_id, who, option)
                 )
                 await self._verdict(interaction, feedback_embed(feedback), began)
-                if feedback.status == "closed" and interaction.message is not None:
-                    copy = f"{interaction.message.channel.id}:{interaction.message.id}"
+                copy = clicked or message_ref(interaction)
+                if feedback.status == "closed" and copy is not None:
                     await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
         finally:
             self.gate.leave()
@@ -111,9 +125,7 @@ class Handler:
         self, interaction: discord.Interaction, embed: discord.Embed, began: float
     ) -> None:
         try:
-            await interaction.response.send_message(
-                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
-            )
+            await send_ephemeral(interaction, embed)
         except (discord.DiscordServerError, aiohttp.ClientError) as exc:
             loop = asyncio.get_running_loop()
             if interaction.response.is_done() or loop.time() - began > RETRY_WITHIN:
@@ -121,9 +133,7 @@ class Handler:
             log.warning("verdict failed for now (%s); sending it once more", type(exc).__name__)
             await asyncio.sleep(RETRY_AFTER)
             try:
-                await interaction.response.send_message(
-                    embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
-                )
+                await send_ephemeral(interaction, embed)
             except discord.HTTPException as again:
                 if again.code != ALREADY_ANSWERED:
                     raise

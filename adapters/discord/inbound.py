@@ -100,7 +100,7 @@ def _command_problem(data: object) -> str | None:
     kind = data.get("type", CHAT_INPUT)
     if type(kind) is not int or kind != CHAT_INPUT:  # context menus: ZeroQuiz has none
         return "command data is not a chat input command"
-    if not _snowflake(data.get("guild_id"), optional=True):
+    if not snowflake(data.get("guild_id"), optional=True):
         return "command data has a guild_id that is not a snowflake"
     found = _resolved_problem(data.get("resolved", {}))
     if found is not None:
@@ -120,7 +120,7 @@ def _resolved_problem(resolved: object) -> str | None:
     if not isinstance(users, dict) or not isinstance(members, dict):
         return "resolved users or members are not objects"
     for key, person in users.items():
-        if not _snowflake(key) or not isinstance(person, dict) or str(person.get("id")) != key:
+        if not snowflake(key) or not isinstance(person, dict) or str(person.get("id")) != key:
             return "a resolved user is not an object with its own id"
         names = [person.get("username"), person.get("global_name")]
         if not isinstance(names[0], str) or not (names[1] is None or isinstance(names[1], str)):
@@ -129,7 +129,7 @@ def _resolved_problem(resolved: object) -> str | None:
         if key not in users or not isinstance(member, dict):
             return "a resolved member is not an object of a resolved user"
         roles = member.get("roles", [])
-        if not isinstance(roles, list) or not all(_snowflake(r) for r in roles):
+        if not isinstance(roles, list) or not all(snowflake(r) for r in roles):
             return "a resolved member's roles are not snowflakes"
         if not all(member.get(k) is None or isinstance(member.get(k), str) for k in
                    ("nick", "joined_at", "avatar", "premium_since")):  # fmt: skip
@@ -143,7 +143,7 @@ def _attachments_ok(attachments: object) -> bool:
     if not isinstance(attachments, dict):
         return False
     for found in attachments.values():
-        if not isinstance(found, dict) or not _snowflake(found.get("id")):
+        if not isinstance(found, dict) or not snowflake(found.get("id")):
             return False
         if not isinstance(found.get("filename"), str) or type(found.get("size")) is not int:
             return False
@@ -171,13 +171,14 @@ def _options_problem(parent: dict[str, Any], depth: int) -> str | None:
         elif kind in VALUE_TYPES:
             value = option.get("value", MISSING)
             if type(value) not in VALUE_TYPES[kind] or (
-                kind in SNOWFLAKES and not _snowflake(value)
+                kind in SNOWFLAKES and not snowflake(value)
             ):
                 return "an option's value does not have its option's type"
     return None
 
 
-def _snowflake(value: object, optional: bool = False) -> bool:
+def snowflake(value: object, optional: bool = False) -> bool:
+    """A Discord id as JSON carries it: a string (or an int) of at most 20 ASCII digits."""
     if value is None:
         return optional
     text = str(value) if type(value) is int else value
@@ -207,14 +208,17 @@ def _buttons_problem(message: object) -> str | None:
 def _plain_button(button: object) -> bool:
     if not isinstance(button, dict) or button.get("type") != BUTTON:
         return False
-    style, label = button.get("style"), button.get("label")
+    get = button.get  # several times per button, four buttons per click
+    style, label = get("style"), get("label")
     return (
         type(style) is int
         and style in PLAIN_STYLES
-        and isinstance(button.get("custom_id"), str)
+        and isinstance(get("custom_id"), str)
         and (label is None or isinstance(label, str))
-        and type(button.get("disabled", False)) is bool
-        and all(button.get(key) is None for key in ("url", "sku_id", "emoji"))
+        and type(get("disabled", False)) is bool
+        and get("url") is None
+        and get("sku_id") is None
+        and get("emoji") is None
     )
 
 

@@ -7,8 +7,11 @@ interaction failed")."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from fake_discord import (
+    BOT_ID,
     EPHEMERAL,
     BotFactory,
     FakeDiscord,
@@ -49,3 +52,29 @@ async def test_a_click_is_answered_and_recorded_even_if_its_message_lacks_the_bu
     help_reply = await fake_discord.reply_to(await fake_discord.slash("help"))  # commands too
     assert "/zeroquiz question" in text_of(help_reply)
     assert_no_tracebacks(caplog)
+
+
+async def test_distinct_people_clicking_leave_nothing_behind_in_the_client(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    """Memory doesn't grow with every person who ever clicked: discord.py keeps the User it
+    builds for a click only while something refers to it, and neither the routed clicks nor
+    the guild's member list keep one once the verdict is sent (50,000 distinct people in
+    tests/bench/discord_load.py)."""
+    bot = await bots.start()
+    await fake_discord.reply_to(await fake_discord.slash("question"))
+    mid = fake_discord.posted[-1]
+    ids = custom_ids(fake_discord.messages[mid])
+    people = 40
+    for n in range(1, people + 1):
+        verdict = await fake_discord.reply_to(await fake_discord.click(mid, ids[n % 4], user(n)))
+        assert text_of(verdict).startswith(("✅ Correct!", "❌ Not quite"))
+    assert await answers(bot) == people
+    client = bot.surface.client
+    await fake_discord.wait_for(lambda: not client.clicks)  # every click's task has finished
+    gc.collect()
+    state = client._connection
+    kept = [u for u in state._users.values() if u.id != BOT_ID]
+    assert len(kept) <= 1, f"{len(kept)} of {people} clickers still held by discord.py"
+    members = sum(len(guild._members) for guild in state.guilds)
+    assert members <= len(state.guilds)  # the bot itself in each server, no clicker
