@@ -25,8 +25,8 @@ click. Per round and app:
 
 Not a test: it exits 0 unless it cannot run at all. About 4-5 minutes with the defaults (less on a
 quiet machine). --profile PATH runs the first serve child under cProfile (stats written at its
-clean exit; main thread only, and it slows it); --pyspy PATH samples it with py-spy (all threads,
-collapsed stacks) during its loads. --root DIR runs `zeroquiz serve` from another checkout (e.g.
+clean exit; main thread only, and it slows it); --pyspy PATH samples both apps of round 1 with
+py-spy (all threads, collapsed stacks; the bare app's in PATH.bare) during their loads. --root DIR runs `zeroquiz serve` from another checkout (e.g.
 `git worktree add ../base main`) to measure before and after with the same bench.
 
 Run: .venv/bin/python tests/bench/slack_load.py [--rounds 4 --rates 200,400 --seconds 5
@@ -241,7 +241,8 @@ async def bench_round(
     calls = Counter(fake.calls)
     child = await start_child(name, fake, db, args, first_serve)
     result.startup = now() - spawned
-    sampler = Sampler(child.proc.pid, str(args.pyspy)) if first_serve and args.pyspy else None
+    out = None if args.pyspy is None else f"{args.pyspy}.{name}" if name == "bare" else args.pyspy
+    sampler = Sampler(child.proc.pid, str(out)) if index == 1 and out else None
     try:
         url = await child.url
         if name == "serve":
@@ -416,7 +417,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--closed", type=float, default=5, help="closed-loop seconds, 0: none (5)")
     p.add_argument("--settle", type=float, default=10, help="wait for verdicts (default 10)")
     p.add_argument("--profile", type=Path, default=None, help="cProfile the first serve child")
-    p.add_argument("--pyspy", type=Path, default=None, help="py-spy the first serve's loads")
+    p.add_argument("--pyspy", type=Path, default=None, help="py-spy round 1's loads (bare: PATH.bare)")
     p.add_argument(
         "--root",
         type=Path,
