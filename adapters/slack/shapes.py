@@ -98,6 +98,11 @@ class Click:
     message_ts: str | None = None  # the message clicked (a stray copy differs from the round's)
     home: bool = False  # a review button in the Home tab: no response_url, views.publish answers
 
+    @property
+    def is_answer(self) -> bool:
+        """A click on an answer button (not a review one)."""
+        return ANSWER_ACTION.match(self.action_id) is not None
+
 
 @dataclass(frozen=True)
 class Submission:
