@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
+from adapters.slack.forms import parse_form
 from adapters.slack.render import ANSWER_ACTION_PREFIX, REVIEW_ACTION_PREFIX
 from adapters.text import storable
 
@@ -148,7 +149,7 @@ def read_body(text: str, content_type: str | None) -> Body | Malformed:
     """
     if content_type == "application/json" or text.startswith("{"):
         return json_object(text, "JSON", "the body")
-    form = dict(parse_qsl(text, keep_blank_values=True))
+    form = dict(parse_form(text))
     if "payload" in form:
         return json_object(form["payload"], "interactive", "payload")
     if "command" not in form and form.get("ssl_check") != "1":
