@@ -26,8 +26,9 @@ click. Per round and app:
 Not a test: it exits 0 unless it cannot run at all. About 4-5 minutes with the defaults (less on a
 quiet machine). --profile PATH runs the first serve child under cProfile (stats written at its
 clean exit; main thread only, and it slows it); --pyspy PATH samples both apps of round 1 with
-py-spy (all threads, collapsed stacks; the bare app's in PATH.bare) during their loads. --root DIR runs `zeroquiz serve` from another checkout (e.g.
-`git worktree add ../base main`) to measure before and after with the same bench.
+py-spy (all threads, collapsed stacks; the bare app's in PATH.bare) during their loads. --root
+DIR runs `zeroquiz serve` from another checkout (e.g. `git worktree add ../base main`) to
+measure before and after with the same bench.
 
 Run: .venv/bin/python tests/bench/slack_load.py [--rounds 4 --rates 200,400 --seconds 5
      --clients 64 --closed 5]
@@ -348,7 +349,9 @@ def report(rounds: list[tuple[Round, Round]], args: argparse.Namespace) -> None:
                        median(ratios))  # fmt: skip
         spread = [r for r in ratios if not math.isnan(r)]
         extent = f" (rounds {min(spread):.2f}-{max(spread):.2f})" if spread else ""
-        verdict = "" if not goal or math.isnan(mr) else ("PASS" if ok(mr) else "MISS")
+        verdict = "" if not goal else "PASS" if ok(mr) else "MISS"
+        if goal and math.isnan(mr):  # serve/bare undefined: neither answered in time, or no run
+            verdict = "not judged"
         shown = [fmt(x) if not math.isnan(x) else "-" for x in (mb, ms_)]
         print(f"  median : {shown[0]:>12} | {shown[1]:>12} | {mr:5.2f}{extent}"
               + (f"   goal {goal} {verdict}" if goal else ""))  # fmt: skip
@@ -417,7 +420,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--closed", type=float, default=5, help="closed-loop seconds, 0: none (5)")
     p.add_argument("--settle", type=float, default=10, help="wait for verdicts (default 10)")
     p.add_argument("--profile", type=Path, default=None, help="cProfile the first serve child")
-    p.add_argument("--pyspy", type=Path, default=None, help="py-spy round 1's loads (bare: PATH.bare)")
+    p.add_argument("--pyspy", type=Path, default=None, help="py-spy round 1 (bare: PATH.bare)")
     p.add_argument(
         "--root",
         type=Path,
