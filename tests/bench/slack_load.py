@@ -26,9 +26,9 @@ click. Per round and app:
 Not a test: it exits 0 unless it cannot run at all. About 4-5 minutes with the defaults (less on a
 quiet machine). --profile PATH runs the first serve child under cProfile (stats written at its
 clean exit; main thread only, and it slows it); --pyspy PATH samples both apps of round 1 with
-py-spy (all threads, collapsed stacks; the bare app's in PATH.bare) during their loads. --root
-DIR runs `zeroquiz serve` from another checkout (e.g. `git worktree add ../base main`) to
-measure before and after with the same bench.
+py-spy (`pip install py-spy`; all threads, collapsed stacks; the bare app's in PATH.bare)
+during their loads. --root DIR runs `zeroquiz serve` from another checkout (e.g. `git worktree
+add ../base main`) to measure before and after with the same bench.
 
 Run: .venv/bin/python tests/bench/slack_load.py [--rounds 4 --rates 200,400 --seconds 5
      --clients 64 --closed 5]
