@@ -197,17 +197,31 @@ class SlackHandlers:
             await ack()
             log.warning("slack: ignored a %s", click)  # ShapeCheck refuses these first
             return None
-        click = authorised(click, context)
+        status = await self.answer(authorised(click, context), ack)
+        return None if status == 200 else BoltResponse(status=status, body="")
+
+    async def answer_click(self, click: Click, context: AsyncBoltContext) -> int:
+        """HTTP mode's direct route for answer clicks (inbound.py): what on_answer does, on a
+        click the front door has already checked, without Bolt's dispatch. Returns the HTTP
+        status: 200 once recorded (or for a button that is no longer valid), else 503 or 500."""
+        return await self.answer(authorised(click, context), _nothing)
+
+    async def answer(self, click: Click, ack: Callable[[], Awaitable[Any]]) -> int:
+        """Record the click, then `ack()` and return 200; the verdict follows as a tracked task.
+        Not recorded: 503 (no slot within ADMIT_SECONDS) or 500 (the store failed)."""
         parsed = answer_choice(click.value)
         if parsed is None:
             await ack()
             self._later(self._invalid_button(click))
-            return None
-        try:
-            await asyncio.wait_for(self._slots.acquire(), ADMIT_SECONDS)
-        except TimeoutError:
-            log.warning("too many clicks at once: refused one (nothing recorded)")
-            return BoltResponse(status=503, body="")
+            return 200
+        if self._slots.locked():  # only then wait (wait_for costs a task per click)
+            try:
+                await asyncio.wait_for(self._slots.acquire(), ADMIT_SECONDS)
+            except TimeoutError:
+                log.warning("too many clicks at once: refused one (nothing recorded)")
+                return 503
+        else:
+            await self._slots.acquire()
         user_id = click.user
         try:
             name = self.users.known_name(user_id, team=click.team)
@@ -220,14 +234,14 @@ class SlackHandlers:
         except Exception:
             self._slots.release()
             log.exception("recording the answer of %s failed: not acknowledged", user_id)
-            return BoltResponse(status=500, body="")
+            return 500
         await ack()  # recorded: now Slack may be told
         if name is None and feedback.recorded:
             self.users.learn_name(click.team, user_id)
         self._later(self._answered(click.response_url, feedback))
         if feedback.status == "closed" and click.message_ts is not None:
             self._later(self._stray(parsed[0], click.message_ts))
-        return None
+        return 200
 
     async def on_review(
         self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext
@@ -383,6 +397,10 @@ class SlackHandlers:
             return await self.quiz.channel_lang(channel)
         except Exception:
             return "en"
+
+
+async def _nothing() -> None:
+    """The direct route's ack: its HTTP response is the handler's return."""
 
 
 def authorised(request: _Team, context: AsyncBoltContext) -> _Team:

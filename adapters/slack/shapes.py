@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
+from adapters.slack.forms import parse_form
 from adapters.slack.render import ANSWER_ACTION_PREFIX, REVIEW_ACTION_PREFIX
 from adapters.text import storable
 
@@ -98,6 +99,11 @@ class Click:
     message_ts: str | None = None  # the message clicked (a stray copy differs from the round's)
     home: bool = False  # a review button in the Home tab: no response_url, views.publish answers
 
+    @property
+    def is_answer(self) -> bool:
+        """A click on an answer button (not a review one)."""
+        return ANSWER_ACTION.match(self.action_id) is not None
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -143,7 +149,7 @@ def read_body(text: str, content_type: str | None) -> Body | Malformed:
     """
     if content_type == "application/json" or text.startswith("{"):
         return json_object(text, "JSON", "the body")
-    form = dict(parse_qsl(text, keep_blank_values=True))
+    form = dict(parse_form(text))
     if "payload" in form:
         return json_object(form["payload"], "interactive", "payload")
     if "command" not in form and form.get("ssl_check") != "1":

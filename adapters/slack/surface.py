@@ -180,7 +180,10 @@ class SlackSurface:
         else:
             web_app = self.app.web_app(path=EVENTS_PATH)
             secret = self.config.signing_secret or ""
-            web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH))
+            # One workspace: answer clicks skip Bolt's dispatch (inbound.py). Several: Bolt's
+            # authorisation finds the clicking workspace's installation first.
+            direct = handlers.answer_click if self.config.oauth is None else None
+            web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH, direct))
             # /healthz, /readyz and /metrics are not here: they have their own listener,
             # loopback by default (adapters/health.py), not the internet's.
             # Anyone may open the OAuth pages: beyond 20 a second they get 429 (front.Gate).

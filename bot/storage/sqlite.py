@@ -18,10 +18,10 @@ import contextvars
 import functools
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import aiosqlite
@@ -35,6 +35,7 @@ READERS = 2
 CHECKPOINT_EVERY = 32  # commits between background checkpoints
 WRITER_AUTOCHECKPOINT = 10_000  # pages: the writer checkpoints itself only if those fall behind
 _PLACEHOLDER = re.compile(r"\$(\d+)")
+T = TypeVar("T")
 
 
 @functools.lru_cache(maxsize=512)
@@ -48,7 +49,12 @@ def sqlite_sql(sql: str) -> str:
 
 
 class SqliteConn:
-    """The statements available on one connection (inside a transaction or a read snapshot)."""
+    """The statements available on one connection (inside a transaction or a read snapshot).
+
+    Each statement is one trip to the connection's thread and back (aiosqlite's cursors make
+    two or three: execute, fetch, close). Every trip waits for a turn of the event loop, so
+    under load a commit's statements wait behind the clicks being answered, and the group
+    commit (and each acknowledgement waiting on it) took as many turns as it had trips."""
 
     dialect: Dialect = "sqlite"
 
@@ -56,21 +62,25 @@ class SqliteConn:
         self._conn = conn
         self.active = True
 
+    async def _run(self, fn: Callable[..., T], sql: str, params: Sequence[Any]) -> T:
+        """fn(sqlite3 connection, sql, params) on the connection's thread, in one trip."""
+        conn = self._conn
+        # aiosqlite's own queue (its public calls use it too); unannotated there.
+        result: T = await conn._execute(fn, conn._conn, sqlite_sql(sql), params)  # type: ignore[no-untyped-call]
+        return result
+
     async def execute(self, sql: str, *params: Any) -> int:
         """Run one statement; return the number of rows it changed."""
-        async with self._conn.execute(sqlite_sql(sql), params) as cur:
-            return int(cur.rowcount)
+        return await self._run(_rowcount, sql, params)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         await self._conn.executemany(sqlite_sql(sql), rows)
 
     async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
-        async with self._conn.execute(sqlite_sql(sql), params) as cur:
-            return list(await cur.fetchall())
+        return await self._run(_fetchall, sql, params)
 
     async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
-        async with self._conn.execute(sqlite_sql(sql), params) as cur:
-            return await cur.fetchone()
+        return await self._run(_fetchone, sql, params)
 
     async def fetchval(self, sql: str, *params: Any) -> Any:
         row = await self.fetchrow(sql, *params)
@@ -79,6 +89,33 @@ class SqliteConn:
     async def script(self, statements: Iterable[str]) -> None:
         for statement in statements:
             await self.execute(statement)
+
+
+# Run on a connection's own thread. Each closes its cursor before returning: a statement left
+# open (a PRAGMA's row not read) would hold its lock.
+def _rowcount(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> int:
+    cursor = conn.execute(sql, params)
+    try:
+        return int(cursor.rowcount)
+    finally:
+        cursor.close()
+
+
+def _fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+    cursor = conn.execute(sql, params)
+    try:
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
+
+
+def _fetchone(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> sqlite3.Row | None:
+    cursor = conn.execute(sql, params)
+    try:
+        row: sqlite3.Row | None = cursor.fetchone()
+        return row
+    finally:
+        cursor.close()
 
 
 class SqliteEngine:

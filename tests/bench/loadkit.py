@@ -469,3 +469,69 @@ def overtaken_fraction(pairs: list[tuple[float, float]], gap: float = 1.0) -> fl
         if suffix_min[j] < arrival:
             late += 1
     return late / len(ordered)
+
+
+# -- rounds (added for the alternating-rounds benches) ---------------------------------------------
+def median(values: Sequence[float]) -> float:
+    """The median of the values that are not nan (inf counts: a round never answered); nan if
+    none."""
+    real = sorted(v for v in values if not math.isnan(v))
+    if not real:
+        return math.nan
+    mid = len(real) // 2
+    if len(real) % 2:
+        return real[mid]
+    low, high = real[mid - 1], real[mid]
+    return low if low == high else (low + high) / 2  # inf + inf stays inf, never inf - inf
+
+
+def ratio(a: float, b: float) -> float:
+    """a / b, nan when either is missing or b is 0."""
+    if math.isnan(a) or math.isnan(b) or b == 0:
+        return math.nan
+    return a / b
+
+
+def stored_values(db: str) -> set[str]:
+    """Every value of every player row that has an answer in the SQLite file `db` (the user id
+    is among them): what "acknowledged means recorded" is checked against after a child stops."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT players.* FROM answers JOIN players ON players.id = answers.player_id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {str(value) for row in rows for value in row}
+
+
+class Sampler:
+    """py-spy sampling a child (all its threads, idle frames left out) into a collapsed-stacks
+    file until stopped: where its CPU goes, without changing how it runs (cProfile slows the
+    profiled code 2-3x, and sees only the thread it started in)."""
+
+    def __init__(self, pid: int, out: str, rate: int = 250) -> None:
+        self.cmd = [
+            "py-spy", "record", "--pid", str(pid), "--format", "raw", "--output", out,
+            "--rate", str(rate), "--threads", "--nonblocking",
+        ]  # fmt: skip
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        import shutil
+        import sys
+
+        exe = shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy")
+        self.proc = await asyncio.create_subprocess_exec(
+            exe, *self.cmd[1:], stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+        )
+        await asyncio.sleep(0.5)  # it attaches
+
+    async def stop(self) -> None:
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)  # py-spy writes its file on Ctrl-C
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.proc.wait(), 30)
