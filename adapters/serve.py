@@ -28,7 +28,7 @@ from adapters.sdnotify import notify
 from adapters.settings import serve_settings
 from bot.bank import Bank, BankError
 from bot.clock import SystemClock
-from bot.config import is_default_location, replica_id
+from bot.config import cache_dir, is_default_location, replica_id
 from bot.limits import LimitsError, limits_from_env
 from bot.storage import StorageError
 
@@ -165,7 +165,7 @@ async def serve(
     host, port, metrics_at, path = settings.host, settings.port, settings.metrics, settings.db
     started_log = StartLog()
     try:
-        bank = serve_bank(questions, no_bundled, os.environ)
+        bank = serve_bank(questions, no_bundled, os.environ, cache=cache_dir())
         runtime = await Runtime.open(
             path,
             bank,
