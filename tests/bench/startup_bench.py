@@ -18,7 +18,8 @@ every command once, in turn), reported as median and p90 over the rounds:
 
 Several --root checkouts can be compared in one run (e.g. the branch and a `git worktree` of
 main), each with its own ratios to the same baselines. HOME and XDG_CACHE_HOME point into a
-temporary folder so no cache of the user's is read. Not a test: prints figures, exits 0.
+temporary folder so no cache of the user's is read; each checkout is byte-compiled first, as an
+installed copy is. Not a test: prints figures, exits 0.
 
 Run: .venv/bin/python tests/bench/startup_bench.py [--runs 15] [--root A --root B]
      [--only play,slack,discord]
@@ -30,6 +31,7 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -112,15 +114,12 @@ def play_targets(roots: list[Path], tmp: Path) -> list[Target]:
         )
         db = str(home / "play.sqlite3")
         cmd = [*console_script(root), "play", "--count", "1"]
-        cold = [0]
 
         async def warm(cmd: list[str] = cmd, env: dict[str, str] = warm_env, db: str = db) -> float:
             return await spawn_until([*cmd, "--db", db], env, str(tmp), PROMPT)
 
         async def fresh(cmd: list[str] = cmd, home: Path = home, root: Path = root) -> float:
-            cold[0] += 1
-            where = home / f"cold{cold[0]}"
-            where.mkdir()
+            where = Path(tempfile.mkdtemp(dir=home, prefix="cold"))
             env = child_env(
                 HOME=str(where), XDG_CACHE_HOME=str(where / "cache"), PYTHONPATH=str(root)
             )
@@ -226,8 +225,17 @@ def report(title: str, targets: list[Target], times: dict[str, list[float]]) -> 
         print(f"  {target.label:48} {med * 1000:7.0f}ms {p90(got) * 1000:7.0f}ms  {ratio}")
 
 
+def compile_roots(roots: list[Path]) -> None:
+    """Byte-compile each checkout's code as pip does for an installed copy: the children import it
+    from the checkout (PYTHONPATH), and this environment may say not to write bytecode."""
+    for root in roots:
+        folders = [str(root / name) for name in ("bot", "adapters", "questions")]
+        subprocess.run([sys.executable, "-m", "compileall", "-q", *folders], check=True)
+
+
 async def run(args: argparse.Namespace) -> None:
     roots = [r.resolve() for r in args.root] or [ROOT]
+    compile_roots(roots)
     only = set(args.only.split(","))
     print(f"load average before: {os.getloadavg()}; {os.cpu_count()} CPUs, shared")
     with tempfile.TemporaryDirectory(prefix="zq-startup-") as name:
