@@ -15,8 +15,6 @@ from adapters.exitcodes import EX_CONFIG, storage_exit
 from adapters.progress import for_stream
 from bot.config import database_path
 from bot.storage import StorageError
-from bot.storage.backups import TargetInUse, restore_backup, take_backup
-from bot.storage.copy import CopyRefused
 
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
@@ -38,6 +36,8 @@ def _summary(counts: dict[str, int]) -> str:
 
 
 async def cmd_backup(db: str | None, path: str) -> int:
+    from bot.storage.backups import take_backup  # here: every command builds this parser
+
     source = str(database_path(db))
     try:
         counts = await take_backup(source, Path(path), progress=for_stream(sys.stderr))
@@ -52,6 +52,9 @@ async def cmd_backup(db: str | None, path: str) -> int:
 
 
 async def cmd_restore(backup: str, target: str, replace: bool) -> int:
+    from bot.storage.backups import TargetInUse, restore_backup
+    from bot.storage.copy import CopyRefused
+
     where = str(database_path(target))
     try:
         counts = await restore_backup(

@@ -9,14 +9,13 @@ import os
 import random
 import sys
 from collections.abc import Sequence
-from importlib import metadata
+from typing import Any
 
 from adapters.exitcodes import EX_CONFIG, EX_PIPE, EX_USAGE, storage_exit
 from bot.app import build_quiz
-from bot.bank import BankError, load_bank
+from bot.bank import BankError
 from bot.clock import SystemClock
-from bot.config import database_path, is_default_location
-from bot.export import bank_to_data, bank_to_yaml
+from bot.config import cache_dir, database_path, is_default_location
 from bot.i18n import t
 from bot.model import LANGS
 from bot.runs import MAX_RUN
@@ -30,10 +29,26 @@ NO_BUNDLED_HELP = "only the --questions files, without the bundled bank (as in s
 
 def installed_version() -> str:
     """The version pip installed, so a bug report names the code that actually ran."""
+    from importlib import metadata  # reading the installed metadata costs a play's start
+
     try:
         return metadata.version("zeroquiz")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
         return "unknown (not installed)"
+
+
+class VersionAction(argparse._VersionAction):
+    """`--version`, the installed version read only when asked for."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        self.version = f"zeroquiz {installed_version()}"
+        super().__call__(parser, namespace, values, option_string)
 
 
 def serve_options(serve: argparse.ArgumentParser) -> None:
@@ -59,7 +74,7 @@ def serve_options(serve: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
-    parser.add_argument("--version", action="version", version=f"zeroquiz {installed_version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command")  # none: the help, as `zeroquiz help`
 
     play = sub.add_parser("play", help="play in the terminal (no account needed)")
@@ -144,8 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_validate(paths: Sequence[str], no_bundled: bool = False) -> int:
     """Every problem of the files (`-`: the file piped on stdin), or a one-line summary: what
     `serve` with the same files and options would load (adapters/questions.py)."""
+    from adapters.errors import ConfigError
     from adapters.questions import serve_bank
-    from adapters.runtime import ConfigError
 
     try:
         bank = serve_bank(paths or None, no_bundled, os.environ, stdin=sys.stdin.buffer)
@@ -165,6 +180,9 @@ def cmd_validate(paths: Sequence[str], no_bundled: bool = False) -> int:
 
 
 def cmd_export(paths: Sequence[str], form: str = "json") -> int:
+    from bot.bank import load_bank
+    from bot.export import bank_to_data, bank_to_yaml
+
     try:
         bank = load_bank(paths or None)
     except BankError as exc:
@@ -182,11 +200,11 @@ async def cmd_play(args: argparse.Namespace) -> int:
     from adapters.console.play import play
     from adapters.console.review import review
     from adapters.console.surface import WINDOW, stdin_reader
+    from adapters.errors import ConfigError
     from adapters.questions import chosen_bank
-    from adapters.runtime import ConfigError
 
     try:
-        bank = chosen_bank(args.questions, args.no_bundled)
+        bank = chosen_bank(args.questions, args.no_bundled, cache=cache_dir())
     except ConfigError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_USAGE

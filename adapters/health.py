@@ -13,20 +13,20 @@ import asyncio
 import json
 import logging
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from aiohttp import web
-
-from adapters.front import HttpLimits, serve_app
 from adapters.logs import brief
 from adapters.metrics import CONTENT_TYPE, Metrics
 from bot.storage import Store
+
+if TYPE_CHECKING:  # the server's parts are imported when it starts: most starts serve no metrics
+    from aiohttp import web
 
 log = logging.getLogger(__name__)
 
 DB_TIMEOUT = 2.0  # a database slower than this to say "1" is not ready
 # A health checker and a Prometheus scraper need a handful of connections, not more.
-LIMITS = HttpLimits(max_connections=64)
+MAX_CONNECTIONS = 64
 
 
 class Ready(Protocol):
@@ -63,9 +63,13 @@ class Health:
         return parts
 
     async def healthz(self, request: web.Request) -> web.Response:
+        from aiohttp import web
+
         return web.Response(text="ok\n")
 
     async def readyz(self, request: web.Request) -> web.Response:
+        from aiohttp import web
+
         parts = await self.parts()
         ready = all(state == "ready" for state in parts.values())
         return web.Response(
@@ -75,9 +79,13 @@ class Health:
         )
 
     async def metrics_page(self, request: web.Request) -> web.Response:
+        from aiohttp import web
+
         return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
     def routes(self) -> list[web.RouteDef]:
+        from aiohttp import web
+
         return [
             web.get("/healthz", self.healthz),
             web.get("/readyz", self.readyz),
@@ -98,9 +106,14 @@ def metrics_address(env: Mapping[str, str]) -> tuple[str, int] | None:
 
 async def start_server(health: Health, host: str, port: int) -> web.AppRunner:
     """The health and metrics routes on their own server; port 0 takes a free one (logged)."""
+    from aiohttp import web
+
+    from adapters.front import HttpLimits, serve_app
+
     app = web.Application()
     app.add_routes(health.routes())
-    runner, _ = await serve_app(app, host, port, LIMITS, "health")
+    limits = HttpLimits(max_connections=MAX_CONNECTIONS)
+    runner, _ = await serve_app(app, host, port, limits, "health")
     bound_host, bound_port = runner.addresses[0][:2]
     log.info("health and metrics on http://%s:%s", bound_host, bound_port)
     return runner

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from adapters.exitcodes import EX_CONFIG, storage_exit
 from adapters.insight_text import insights_text
-from bot.bank import BankError, load_bank
-from bot.bank.loader import bundled_paths
+from bot.bank import BankError, bundled_paths
 from bot.clock import SystemClock
 from bot.config import database_path
 from bot.insights import Insights
@@ -43,6 +42,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 async def cmd_insights(args: argparse.Namespace) -> int:
     try:
+        from bot.bank import load_bank
+
         bank = load_bank([*bundled_paths(), *(args.questions or ())])
     except BankError as exc:
         print(exc, file=sys.stderr)

@@ -6,6 +6,9 @@ same for every command. `serve` and `validate` also read $ZEROQUIZ_QUESTIONS (pa
 OS path separator, `:` on Linux) and ZEROQUIZ_NO_BUNDLED=1 when no flag is given, so
 `zeroquiz validate` checks exactly what `serve` would load, ids unique across bundled and custom
 files included. (A team's packs in the database have ids of their own: bot/bank/packs.py.)
+
+`serve`, `play` and `review` pass a cache folder: the bank checked at an earlier start from the
+very same bytes is taken from it (bot/bank/cache.py). `validate` passes none: it checks it all.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from adapters.runtime import ConfigError
-from bot.bank import Bank, bundled_paths, load_bank
+from adapters.errors import ConfigError
+from bot.bank import Bank, bundled_paths
 
 TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -39,6 +42,7 @@ def serve_bank(
     env: Mapping[str, str],
     *,
     stdin: BinaryIO | None = None,
+    cache: Path | None = None,
 ) -> Bank:
     """The bank to serve; BankError lists every file:line problem, ConfigError a bad setting."""
     custom = custom_paths(flag_paths, env)
@@ -47,19 +51,29 @@ def serve_bank(
             "--no-bundled (ZEROQUIZ_NO_BUNDLED) needs question files: "
             "pass --questions PATH… or set ZEROQUIZ_QUESTIONS"
         )
-    return chosen_bank(custom, no_bundled(flag_no_bundled, env), stdin=stdin)
+    return chosen_bank(custom, no_bundled(flag_no_bundled, env), stdin=stdin, cache=cache)
 
 
 def chosen_bank(
-    paths: Sequence[str] | None, only_these: bool, *, stdin: BinaryIO | None = None
+    paths: Sequence[str] | None,
+    only_these: bool,
+    *,
+    stdin: BinaryIO | None = None,
+    cache: Path | None = None,
 ) -> Bank:
     """The bundled bank plus `paths`, or `paths` alone (`--no-bundled`); ConfigError when
-    `--no-bundled` is given without files."""
+    `--no-bundled` is given without files. With `cache`, a bank checked before is reused."""
     if only_these and not paths:
         raise ConfigError("--no-bundled needs question files: pass --questions PATH…")
+    every: list[str | Path] | None = None  # the bundled files alone
     if only_these:
-        return load_bank(paths, stdin=stdin)
-    if not paths:
-        return load_bank()
-    every: list[str | Path] = [*bundled_paths(), *paths]
+        every = list(paths or ())
+    elif paths:
+        every = [*bundled_paths(), *paths]
+    if cache is not None and stdin is None:
+        from bot.bank.cache import cached_bank
+
+        return cached_bank(every, cache)
+    from bot.bank import load_bank
+
     return load_bank(every, stdin=stdin)

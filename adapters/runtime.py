@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from adapters.errors import ConfigError, SurfaceUnavailable
 from adapters.health import Health
 from adapters.metrics import Metrics, RateLimited
 from bot.app import build_core
@@ -27,14 +28,7 @@ from bot.storage import Store
 from bot.storage.progress import Progress, silent
 from bot.tally import DEFAULT_INTERVAL, LiveTally
 
-
-class ConfigError(Exception):
-    """A missing or malformed setting; the message names the variable, never its value."""
-
-
-class SurfaceUnavailable(ConfigError):
-    """The platform could not be reached at start-up (a network fault, a timeout): unlike the
-    other ConfigErrors, trying again later may work."""
+__all__ = ["ConfigError", "Runtime", "Surface", "SurfaceUnavailable"]
 
 
 class Surface(Protocol):

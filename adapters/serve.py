@@ -15,9 +15,7 @@ import random
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any
-
-from aiohttp import web
+from typing import TYPE_CHECKING, Any
 
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
 from adapters.health import start_server
@@ -28,9 +26,12 @@ from adapters.sdnotify import notify
 from adapters.settings import serve_settings
 from bot.bank import Bank, BankError
 from bot.clock import SystemClock
-from bot.config import is_default_location, replica_id
+from bot.config import cache_dir, is_default_location, replica_id
 from bot.limits import LimitsError, limits_from_env
 from bot.storage import StorageError
+
+if TYPE_CHECKING:  # aiohttp's server only when metrics or Slack's HTTP mode ask for it
+    from aiohttp import web
 
 log = logging.getLogger("zeroquiz")
 
@@ -165,7 +166,7 @@ async def serve(
     host, port, metrics_at, path = settings.host, settings.port, settings.metrics, settings.db
     started_log = StartLog()
     try:
-        bank = serve_bank(questions, no_bundled, os.environ)
+        bank = serve_bank(questions, no_bundled, os.environ, cache=cache_dir())
         runtime = await Runtime.open(
             path,
             bank,

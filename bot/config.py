@@ -13,7 +13,7 @@ import os
 import socket
 from pathlib import Path
 
-from platformdirs import user_data_dir
+from platformdirs import user_cache_dir, user_data_dir
 
 
 def database_path(explicit: str | None = None) -> Path | str:
@@ -27,6 +27,11 @@ def database_path(explicit: str | None = None) -> Path | str:
 
 def default_database_path() -> Path:
     return Path(user_data_dir("zeroquiz", appauthor=False)) / "zeroquiz.sqlite3"
+
+
+def cache_dir() -> Path:
+    """Where a start keeps what it may compute again (the checked bank: bot/bank/cache.py)."""
+    return Path(user_cache_dir("zeroquiz", appauthor=False))
 
 
 def is_default_location(path: Path | str) -> bool:

@@ -11,18 +11,22 @@ per rating at start-up (`_FirstReview`), and each first answer reuses it with it
 test holds this to be byte-for-byte what fsrs itself gives. Kept because it pays (measured again
 for issue 20 on a shared 2-core box): 3-7 µs a first card against 16-21 µs through fsrs, and
 `tests/bench/card_cost.py 1000 31` puts first-time answers 1.09-1.24x slower with fsrs every time.
+fsrs (and the two first reviews) are made at the first answer, not at import: a start that shows
+a question or answers a command never needs them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-
-from fsrs import Card, Rating, Scheduler
+from functools import cache
+from typing import TYPE_CHECKING
 
 from bot.storage import CardState
 
-_SCHEDULER = Scheduler(enable_fuzzing=False)
+if TYPE_CHECKING:
+    from fsrs import Rating, Scheduler
+
 WEEK = timedelta(days=7)  # "due this week": within the coming seven days
 _DUE = "\x00due\x00"
 _LAST = "\x00last\x00"
@@ -39,8 +43,10 @@ class _FirstReview:
 
     @classmethod
     def of(cls, rating: Rating) -> _FirstReview:
+        from fsrs import Card
+
         when = datetime(2000, 1, 1, tzinfo=UTC)
-        card, _ = _SCHEDULER.review_card(Card(card_id=0, due=when), rating, when)
+        card, _ = _scheduler().review_card(Card(card_id=0, due=when), rating, when)
         text = card.to_json()
         due, last = card.due.isoformat(), when.isoformat()
         assert text.count(due) == 1 and text.count(last) == 1 and text.index(due) < text.index(last)
@@ -54,21 +60,34 @@ class _FirstReview:
         return CardState(state, due, when)
 
 
-_FIRST = {True: _FirstReview.of(Rating.Good), False: _FirstReview.of(Rating.Again)}
+@cache
+def _scheduler() -> Scheduler:
+    from fsrs import Scheduler
+
+    return Scheduler(enable_fuzzing=False)
+
+
+@cache
+def _first(correct: bool) -> _FirstReview:
+    from fsrs import Rating
+
+    return _FirstReview.of(Rating.Good if correct else Rating.Again)
 
 
 def next_card(prior: str | None, correct: bool, at: datetime) -> CardState:
     """The card after one answer at `at`, from its stored JSON (None: the first answer)."""
     when = at.astimezone(UTC)
     if prior is None:
-        return _FIRST[correct].at(when)
+        return _first(correct).at(when)
     return fsrs_next_card(prior, correct, when)
 
 
 def fsrs_next_card(prior: str | None, correct: bool, at: datetime) -> CardState:
     """The same as `next_card`, always through fsrs (the first-review shortcut's reference)."""
+    from fsrs import Card, Rating
+
     when = at.astimezone(UTC)
     card = Card.from_json(prior) if prior else Card(card_id=0, due=when)
-    card, _ = _SCHEDULER.review_card(card, Rating.Good if correct else Rating.Again, when)
+    card, _ = _scheduler().review_card(card, Rating.Good if correct else Rating.Again, when)
     assert card.last_review is not None
     return CardState(card.to_json(), card.due, card.last_review)

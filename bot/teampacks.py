@@ -13,10 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from bot.bank import BankError
-from bot.bank.loader import ID_PATTERN
+from bot.bank.bank import ID_PATTERN
 from bot.bank.packs import MAX_PACKS_PER_TEAM, check_pack
 from bot.clock import Clock
 from bot.i18n import t
@@ -103,6 +101,8 @@ class TeamPacks:
         parsed = parse_options(options)
         if parsed is None:
             return Added(NoticeView(lang, t(lang, "question_options_invalid"), ok=False), False)
+        import yaml  # only here: a start never needs PyYAML for packs
+
         existing = await self._store.packs.get(team, name)
         data: dict[str, Any] = {"language": lang, "questions": []}
         if existing is not None:

@@ -6,100 +6,24 @@ input (too large, not UTF-8, nested too deep, aliases) ends in a problem too, ne
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import BinaryIO
 
 import yaml
 
 from bot.bank import limits
+from bot.bank.bank import ID_PATTERN, Bank, BankError, Problem, bundled_paths, expand_paths
 from bot.bank.compose import AliasUsed, TooDeep, TooMany, compose
 from bot.bank.template_check import TemplateChecker
-from bot.bank.templates import Template, parse_draw_id
+from bot.bank.templates import Template
 from bot.model import LANGS, Lang, Question, Text
 
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 QUESTION_KEYS = {"id", "prompt", "options", "answer", "explanation", "source", "tags", "difficulty"}
 REQUIRED_KEYS = ("id", "prompt", "options", "explanation")
 OPTION_KEYS = {"en", "id", "correct"}
 FILE_KEYS = {"questions", "templates", "language", "lang", "name"}
 ONE_LANGUAGE_OPTION_KEYS = {"text", "correct"}
-DRAWN_CACHE = 4096
-
-
-@dataclass(frozen=True, order=True)
-class Problem:
-    path: str
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        """`file:line: message`, or `file: message` for the whole file (line 0: no line)."""
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
-
-
-class BankError(Exception):
-    """Raised with every problem found, so an author can fix them all in one pass."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = sorted(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
-
-
-@dataclass
-class Bank:
-    """The hand-written questions, and the templates whose drawn ids (`tid@seed`) `get` knows."""
-
-    questions: list[Question] = field(default_factory=list)
-    templates: list[Template] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._by_id = {q.id: q for q in self.questions}
-        self._templates = {t.id: t for t in self.templates}
-        self._drawn: dict[str, Question | None] = {}
-
-    def get(self, question_id: str) -> Question | None:
-        question = self._by_id.get(question_id)
-        if question is not None or "@" not in question_id:
-            return question
-        if question_id not in self._drawn:  # a round asks for it once per click: keep a few
-            if len(self._drawn) >= DRAWN_CACHE:
-                self._drawn.clear()
-            self._drawn[question_id] = self._draw(question_id)
-        return self._drawn[question_id]
-
-    def _draw(self, question_id: str) -> Question | None:
-        parsed = parse_draw_id(question_id)
-        template = self._templates.get(parsed[0]) if parsed else None
-        return template.draw(parsed[1]) if template and parsed else None
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-
-def bundled_paths() -> list[Path]:
-    """The question files shipped inside the installed package."""
-    root = resources.files("questions")
-    return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith((".yaml", ".yml")))
-
-
-def expand_paths(paths: Iterable[str | Path], problems: list[Problem]) -> list[Path]:
-    """Files as given, folders as their YAML files; a folder that cannot be listed is a problem."""
-    out: list[Path] = []
-    for p in map(Path, paths):
-        try:
-            if p.is_dir():
-                out.extend(sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml")))
-            else:
-                out.append(p)
-        except OSError as exc:
-            message = f"cannot read file or folder: {exc.strerror or exc}"
-            problems.append(Problem(str(p), 0, message))
-    return out
 
 
 def load_bank(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Bank:
@@ -107,14 +31,22 @@ def load_bank(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | No
     `stdin`, the path `-` is read from it (`zeroquiz validate -`) and named `<stdin>`."""
     problems: list[Problem] = []
     files = bundled_paths() if paths is None else expand_paths(paths, problems)
+    sources: list[tuple[str, BinaryIO | None]] = []
+    for path in files:
+        source = stdin if stdin is not None and str(path) == "-" else None
+        sources.append(("<stdin>" if source is not None else str(path), source))
+    return check_files(sources, problems)
+
+
+def check_files(sources: Sequence[tuple[str, BinaryIO | None]], problems: list[Problem]) -> Bank:
+    """The bank of these files, each named as given and read from its stream (None: opened by
+    its name); BankError with `problems` and every problem found in them."""
     questions: list[Question] = []
     templates: list[Template] = []
     seen: dict[str, str] = {}
-    if not files and not problems:
+    if not sources and not problems:
         raise BankError([Problem("<bank>", 0, "no question files found")])
-    for path in files:
-        source = stdin if stdin is not None and str(path) == "-" else None
-        name = "<stdin>" if source is not None else str(path)
+    for name, source in sources:
         for found in FileChecker(name, problems, seen, source).check():
             if isinstance(found, Template):
                 templates.append(found)

@@ -12,7 +12,7 @@ import io
 import re
 from dataclasses import dataclass, replace
 
-from bot.bank.loader import Bank, BankError, FileChecker, Problem
+from bot.bank.bank import Bank, BankError, Problem
 from bot.bank.templates import Template
 from bot.model import Lang, Question
 
@@ -42,6 +42,8 @@ def check_pack(text: str, label: str) -> PackContent:
     data = text.encode("utf-8", errors="surrogateescape")
     if len(data) > MAX_PACK_BYTES:
         raise BankError([Problem(label, 0, f"pack is larger than {MAX_PACK_BYTES} bytes")])
+    from bot.bank.loader import FileChecker  # PyYAML and the checker: only when a pack is read
+
     problems: list[Problem] = []
     checker = FileChecker(label, problems, {}, io.BytesIO(data))
     found = checker.check()

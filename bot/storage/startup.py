@@ -16,7 +16,6 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from bot.storage.backup import pre_migration_backup
 from bot.storage.engine import Dialect, Engine
 from bot.storage.errors import DatabaseUnreachable, DatabaseUnusable
 from bot.storage.migrations import check_ours, migrate, schema_version
@@ -89,6 +88,8 @@ async def open_engine(
                 version = await schema_version(conn)
             if 0 < version < schema.version and keep_original:
                 # An upgrade rewrites tables in place: keep the file as it was, beside it.
+                from bot.storage.backup import pre_migration_backup
+
                 await asyncio.to_thread(pre_migration_backup, file, schema.version, progress)
         engine = await SqliteEngine.open(target)
         await _prepare(engine, schema, progress)

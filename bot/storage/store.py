@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.storage import copy
 from bot.storage.answers import AnswerTable
 from bot.storage.cards import CardTable
 from bot.storage.controls import AuditTable, PeopleTable, SeasonTable, WindowTable
@@ -30,6 +30,9 @@ from bot.storage.startup import open_engine
 from bot.storage.syncs import CommandSyncTable
 from bot.storage.teams import TeamTable
 from bot.storage.timed import Observer, TimedEngine
+
+if TYPE_CHECKING:  # copies and counts are for `zeroquiz copy` and backups, not a start
+    from bot.storage import copy
 
 
 class Store:
@@ -81,11 +84,15 @@ class Store:
 
     async def counts(self) -> dict[str, int]:
         """Rows per table (what a copy is verified by)."""
+        from bot.storage import copy
+
         return await copy.counts(self._engine, self._schema)
 
     async def copy_into(self, other: Store, progress: Progress = silent) -> list[copy.Copied]:
         """Copy every row into `other`, which must be empty (copy.CopyRefused otherwise);
         `progress` hears (copying <table>, rows written, rows) as it goes."""
+        from bot.storage import copy
+
         return await copy.copy_database(
             self._engine, other._engine, schema=self._schema, progress=progress
         )
