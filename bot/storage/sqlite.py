@@ -18,7 +18,6 @@ import contextvars
 import functools
 import re
 import sqlite3
-import struct
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,7 +33,6 @@ from bot.storage.slots import FairPool
 BUSY_TIMEOUT_MS = 5000
 READERS = 2
 CHECKPOINT_EVERY = 32  # commits between background checkpoints
-CHECKPOINT_BACKLOG = 2_000  # or sooner: WAL frames not yet in the file (8 MiB of pages)
 WRITER_AUTOCHECKPOINT = 10_000  # pages: the writer checkpoints itself only if those fall behind
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 
@@ -161,16 +159,11 @@ class SqliteEngine:
 
     def _committed(self) -> None:
         """Checkpoint on a connection of its own, so copying WAL pages into the database file
-        never sits inside a commit that clicks are waiting for: every `CHECKPOINT_EVERY` commits,
-        or sooner once large commits (a burst of returning players' answers writes thousands of
-        pages) have left `CHECKPOINT_BACKLOG` frames behind, well before the writer's own
-        `WRITER_AUTOCHECKPOINT` would copy them inside a commit."""
+        never sits inside a commit that clicks are waiting for."""
         self._commits += 1
-        if self._checkpointer is None:
+        if self._checkpointer is None or self._commits < CHECKPOINT_EVERY:
             return
         if self._checkpoint is not None and not self._checkpoint.done():
-            return
-        if self._commits < CHECKPOINT_EVERY and wal_backlog(self.path) < CHECKPOINT_BACKLOG:
             return
         self._commits = 0
         self._checkpoint = asyncio.get_running_loop().create_task(
@@ -263,25 +256,6 @@ class SqliteEngine:
         """The writer connection under the lock, outside any transaction (migrations)."""
         async with self._lock:
             yield self._writer
-
-
-_WAL_INDEX_HEADER = struct.Struct("=16xI76xI")  # mxFrame at byte 16, nBackfill at byte 96
-
-
-def wal_backlog(path: str) -> int:
-    """WAL frames committed but not yet copied into the database file, read from the WAL index
-    (the `-shm` file, whose header layout is fixed: sqlite.org/walformat.html, native byte
-    order): its last valid frame minus the frames already backfilled. A hint for when to
-    checkpoint, read without a lock; 0 when there is no index to read."""
-    try:
-        with open(f"{path}-shm", "rb") as shm:
-            header = shm.read(_WAL_INDEX_HEADER.size)
-    except OSError:
-        return 0
-    if len(header) < _WAL_INDEX_HEADER.size:
-        return 0
-    frames, backfilled = _WAL_INDEX_HEADER.unpack(header)
-    return max(0, int(frames) - int(backfilled))
 
 
 @asynccontextmanager
