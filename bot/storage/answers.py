@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_BATCH = 1024
 MAX_PENDING = 4096
-PLAYER_CACHE = 8192  # players whose ids are remembered (about 0.3 kB each)
+PLAYER_CACHE = 8192  # players whose ids are remembered (about 0.4 kB each)
 
 
 @dataclass
