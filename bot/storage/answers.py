@@ -9,6 +9,11 @@ told afterwards is already durable.
 Bounded: at most `max_pending` answers wait or commit at once; more callers wait for a slot
 before anything is queued, so overload makes acknowledgements slower instead of growing a
 backlog of accepted work.
+
+The players' ids are remembered for the next answers, in a cache of at most `PLAYER_CACHE`
+people, the least recently answering dropped first: a flood of distinct users (each click a new
+person) costs a bounded amount of memory, and a forgotten entry only costs its player one row
+in the batch's player upsert.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_BATCH = 1024
 MAX_PENDING = 4096
-PLAYER_CACHE = 50_000
+PLAYER_CACHE = 8192  # players whose ids are remembered (about 0.4 kB each)
 
 
 @dataclass
@@ -43,10 +48,16 @@ class _Item:
 
 class AnswerTable:
     def __init__(
-        self, engine: Engine, *, max_batch: int = MAX_BATCH, max_pending: int = MAX_PENDING
+        self,
+        engine: Engine,
+        *,
+        max_batch: int = MAX_BATCH,
+        max_pending: int = MAX_PENDING,
+        player_cache: int = PLAYER_CACHE,
     ) -> None:
         self._e = engine
         self._max_batch = max_batch
+        self._player_cache = player_cache
         self._slots = FairSlots(max_pending)
         self._queue: list[_Item] = []
         self._wake = asyncio.Event()
@@ -55,6 +66,11 @@ class AnswerTable:
         self._task: asyncio.Task[None] | None = None
         self._players: OrderedDict[tuple[int, str], tuple[int, str]] = OrderedDict()
         self.batches = 0  # commits made, for benchmarks and tests
+
+    @property
+    def cached_players(self) -> int:
+        """How many players' ids are remembered (what `player_cache` bounds)."""
+        return len(self._players)
 
     async def record(self, request: AnswerRequest, card_rule: CardRule | None) -> AnswerOutcome:
         """Record one answer; returns once the transaction holding it has committed. In the
@@ -155,6 +171,8 @@ class AnswerTable:
             r = item.request
             key = (r.team_id, r.user)
             cached = self._players.get(key)
+            if cached is not None:
+                self._players.move_to_end(key)  # least recently answering go first
             if cached is None or (r.name and not r.provisional_name and cached[1] != r.name):
                 wanted[key] = r
         fresh: dict[tuple[int, str], tuple[int, str]] = {}
@@ -175,7 +193,7 @@ class AnswerTable:
         for key, value in fresh.items():
             self._players[key] = value
             self._players.move_to_end(key)
-        while len(self._players) > PLAYER_CACHE:
+        while len(self._players) > self._player_cache:
             self._players.popitem(last=False)
 
 

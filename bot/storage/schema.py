@@ -403,6 +403,13 @@ def _packs(s: Spelling) -> Sequence[str]:
     )
 
 
+# No index of review cards by due time: every answer moves a card's due time, so the index moved
+# an entry (two random pages) per answer, and no query needs it: a person's cards are read by
+# the key's first column (player_id), a few hundred rows at most, and counted or sorted there.
+def _cards_due_dropped(s: Spelling) -> Sequence[str]:
+    return ("DROP INDEX cards_due",)
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -445,6 +452,7 @@ STEPS: tuple[Step, ...] = (
         not_copied=("command_receipts",),
     ),
     Step(15, "team question packs and what each channel draws from", _packs),
+    Step(16, "no index of review cards by due time", _cards_due_dropped),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

@@ -1,7 +1,9 @@
 """Benchmark: the rewritten storage layer on a large history upgraded from schema version 2.
 
 Run: .venv/bin/python tests/bench/storage_bench.py [--answers 1000000 --players 50000]
-     (also --clicks K, --reps N, --profile: which statement dominates the upgrade and commits)
+     (also --clicks K, --reps N (part d), --commit-reps N (part c: interleaved repetitions,
+     goal judged on the median ratio), --profile: which statement dominates the upgrade and
+     commits)
 
 Generates a schema-2 file (tests/bench/history.py: one team in Asia/Jakarta, ~6 months) in a
 temporary directory, then on that same file, in one process:
@@ -256,50 +258,87 @@ async def leaderboards(store: Store, h: History) -> None:
 
 
 # -- c. group commit throughput -----------------------------------------------------------------
-async def throughput(store: Store, quiz: Quiz, h: History, clicks: int, profile: bool) -> None:
+async def throughput(
+    store: Store, quiz: Quiz, h: History, clicks: int, profile: bool, reps: int = 1
+) -> None:
+    """`reps` interleaved repetitions of new players, returning players and the baseline, each
+    returning rep with players this process never saw (none in the player cache); the goal is
+    judged on the median of the reps' ratios, so one rep hit by another process's burst of
+    disk writes doesn't decide it."""
     channel = ChannelRef(h.team.platform, h.team.team, h.team.channels[0])
     print()
     print(
         f"c. Group commit: {clicks:,} concurrent clicks on one open round, on the upgraded "
-        f"{h.answers:,}-answer file"
+        f"{h.answers:,}-answer file, {reps} interleaved rep(s)"
     )
     ro = sqlite3.connect(f"file:{h.path}?mode=ro", uri=True)
-    returning = [
+    sampled = [
         (str(r[0]), str(r[1]))
         for r in ro.execute(
             """SELECT platform_user, display_name FROM players WHERE team_id = ?
                ORDER BY random() LIMIT ?""",
-            (h.team.id, clicks),
+            (h.team.id, clicks * reps),
         )
     ]
     ro.close()
-    rates: dict[str, float] = {}
-    for label, users in (
-        ("Quiz.answer, new players", [(f"N{i:06d}", f"New {i}") for i in range(clicks)]),
-        ("Quiz.answer, returning players", returning),
-    ):
-        view = await quiz.start_round(channel)
-        assert view is not None
-        before = store.answers.batches
-        with StatementTimes(profile) as times:
-            start = time.perf_counter()
-            results = await asyncio.gather(
-                *(
-                    quiz.answer(view.round_id, UserRef(channel.platform, channel.team, *u), i % 4)
-                    for i, u in enumerate(users)
+    ratios: dict[str, list[float]] = {}
+    for rep in range(reps):
+        returning = sampled[rep * clicks : (rep + 1) * clicks] or sampled[:clicks]
+        rates: dict[str, float] = {}
+        for label, users in (
+            (
+                "Quiz.answer, new players",
+                [(f"N{rep}-{i:06d}", f"New {i}") for i in range(clicks)],
+            ),
+            ("Quiz.answer, returning players", returning),
+        ):
+            view = await quiz.start_round(channel)
+            assert view is not None
+            before = store.answers.batches
+            with StatementTimes(profile) as times:
+                start = time.perf_counter()
+                results = await asyncio.gather(
+                    *(
+                        quiz.answer(
+                            view.round_id, UserRef(channel.platform, channel.team, *u), i % 4
+                        )
+                        for i, u in enumerate(users)
+                    )
                 )
+                elapsed = time.perf_counter() - start
+            batches = store.answers.batches - before
+            ok = sum(1 for r in results if r.status in ("correct", "wrong"))
+            rates[label] = len(users) / elapsed
+            print(
+                f"   {label:32} {len(users):6,} clicks in {elapsed * 1000:7.0f} ms = "
+                f"{rates[label]:8,.0f}/s   commits (store.answers.batches): {batches}"
+                f"   recorded: {ok:,}"
             )
-            elapsed = time.perf_counter() - start
-        batches = store.answers.batches - before
-        ok = sum(1 for r in results if r.status in ("correct", "wrong"))
-        rates[label] = len(users) / elapsed
+            times.report(label)
+        base = await one_row_baseline(store, quiz, h, channel, clicks)
+        for label, rate in rates.items():
+            ratios.setdefault(label, []).append(rate / base)
         print(
-            f"   {label:32} {len(users):6,} clicks in {elapsed * 1000:7.0f} ms = "
-            f"{rates[label]:8,.0f}/s   commits (store.answers.batches): {batches}"
-            f"   recorded: {ok:,}"
+            f"   rep {rep + 1} ratios: "
+            + ", ".join(f"{label.split(', ')[1]} {r[-1]:.1f}x" for label, r in ratios.items())
         )
-        times.report(label)
-    # Baseline: one transaction per answer, on the same file with the same connection settings.
+    for label, values in ratios.items():
+        mid = statistics.median(values)
+        spread = f" (reps {min(values):.1f}-{max(values):.1f}x)" if len(values) > 1 else ""
+        print(
+            f"   ratio {label} / baseline: {mid:5.1f}x{spread}   goal >= 5x   {verdict(mid >= 5)}"
+        )
+    print(
+        "   (the core also upserts the player, checks the round is open and updates three "
+        "leaderboard totals per answer; the baseline only inserts the row)"
+    )
+
+
+async def one_row_baseline(
+    store: Store, quiz: Quiz, h: History, channel: ChannelRef, clicks: int
+) -> float:
+    """One transaction per answer, on the same file with the same connection settings: the
+    rate of one-row `BEGIN IMMEDIATE; INSERT; COMMIT` transactions."""
     view = await quiz.start_round(channel)
     assert view is not None
     sync = (await store.connection_settings())[0]["synchronous"]  # the store writer's level
@@ -333,15 +372,7 @@ async def throughput(store: Store, quiz: Quiz, h: History, clicks: int, profile:
         f"   {'baseline: 1-row INSERT+COMMIT':32} {len(player_ids):6,} inserts in "
         f"{elapsed * 1000:7.0f} ms = {base:8,.0f}/s   commits: {len(player_ids):,}"
     )
-    for label, rate in rates.items():
-        print(
-            f"   ratio {label} / baseline: {rate / base:5.1f}x   goal >= 5x   "
-            f"{verdict(rate / base >= 5)}"
-        )
-    print(
-        "   (the core also upserts the player, checks the round is open and updates three "
-        "leaderboard totals per answer; the baseline only inserts the row)"
-    )
+    return base
 
 
 # -- d. reads beside writes ---------------------------------------------------------------------
@@ -519,7 +550,7 @@ async def main(args: argparse.Namespace) -> None:
             clock = FakeClock(h.end + timedelta(hours=1))
             quiz = build_quiz(store, load_bank(), clock, random.Random(args.seed))
             quiz.add_port(RecordingPort(platform=h.team.platform))
-            await throughput(store, quiz, h, args.clicks, args.profile)
+            await throughput(store, quiz, h, args.clicks, args.profile, args.commit_reps)
             await reads_beside_writes(store, quiz, h, args.reps)
         finally:
             await store.close()
@@ -531,6 +562,9 @@ if __name__ == "__main__":
     parser.add_argument("--players", type=int, default=50_000)
     parser.add_argument("--clicks", type=int, default=5000, help="K for the throughput test")
     parser.add_argument("--reps", type=int, default=5, help="repetitions of the latency test")
+    parser.add_argument(
+        "--commit-reps", type=int, default=1, help="interleaved repetitions of the group commit"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--profile", action="store_true", help="time each statement of the upgrade and group commit"

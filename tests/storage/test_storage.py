@@ -15,6 +15,7 @@ from bot.clock import FakeClock
 from bot.model import UserRef
 from bot.quiz import Quiz
 from bot.storage import AnswerRequest, Store
+from bot.storage.answers import AnswerTable
 
 pytestmark = on_both_backends
 
@@ -134,3 +135,34 @@ async def test_recording_inside_a_transaction_fails_fast_instead_of_hanging(
     with pytest.raises(RuntimeError, match="outside transactions"):
         async with db.transaction():
             await asyncio.wait_for(quiz.answer(view.round_id, UserRef("test", "T1", "U1"), 0), 2)
+
+
+async def test_the_player_cache_stays_bounded_however_many_people_answer(
+    quiz: Quiz, db: Store, clock: FakeClock, db_target: str
+) -> None:
+    """Each click a new person: the ids remembered for the next answers stop at the bound, and
+    people dropped from it, or never in it, are still recorded as the same players."""
+    answers = AnswerTable(db._engine, player_cache=50)
+    people = [f"U{n}" for n in range(500)]
+
+    async def burst(users: list[str]) -> list[str]:
+        view = await quiz.start_round(CHANNEL)
+        assert view is not None
+        row = await db.rounds.get(view.round_id)
+        assert row is not None
+        requests = [
+            AnswerRequest(row.id, row.team_id, user, f"Name {user}", 0, False, 0, clock.now())
+            for user in users
+        ]
+        outcomes = await asyncio.gather(*(answers.record(r, None) for r in requests))
+        await quiz.close_round(view.round_id, "admin")
+        return [o.status for o in outcomes]
+
+    for start in range(0, len(people), 100):
+        assert await burst(people[start : start + 100]) == ["recorded"] * 100
+        assert answers.cached_players == min(start + 100, 50)
+    # The first 450 were dropped from the cache, the last 50 kept: all answer again as themselves.
+    assert await burst(people[:10] + people[-10:]) == ["recorded"] * 20
+    assert answers.cached_players == 50
+    assert await look(db_target, "SELECT COUNT(*) FROM players") == [(500,)]
+    assert await look(db_target, "SELECT COUNT(*) FROM answers") == [(520,)]
