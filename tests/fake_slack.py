@@ -536,10 +536,14 @@ class SlackHarness:
 
     def question(self) -> tuple[str, dict[str, Any]]:
         """The latest question posted in the channel, as first posted: (ts, message)."""
+        for ts, message in self._questions():
+            return ts, message
+        raise AssertionError("no question was posted")
+
+    def _questions(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for ts, message in reversed(self.fake.posted.items()):
             if any(b["type"] == "actions" for b in message["blocks"]):
-                return ts, message
-        raise AssertionError("no question was posted")
+                yield ts, message
 
     def click_body(self, letter: str, user: str, key: str) -> dict[str, Any]:
         ts, message = self.question()
@@ -548,7 +552,9 @@ class SlackHarness:
         return click_payload(ts, message, button, user, self.fake.response_url(key))
 
     async def click(self, letter: str, user: str = "U1") -> tuple[int, str]:
-        """Click a letter; returns (HTTP status of the ack, response_url key)."""
+        """Click a letter; returns (HTTP status of the ack, response_url key). A question is
+        posted after its command's ack (or by the scheduler), so the click waits for one."""
+        await self.fake.wait_until(lambda: any(self._questions()), "a question posted")
         key = self.fake.new_key()
         payload = self.click_body(letter, user, key)
         if self.socket:

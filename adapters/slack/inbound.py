@@ -18,7 +18,7 @@ traceback in the log. Here, in this order:
 - otherwise Bolt gets the body as parsed here, once, and checks the signature again itself.
 aiohttp refuses bodies over its client_max_size (1 MiB) with 413 while reading them.
 
-Socket Mode bodies skip this door. CheckedSocketMode makes the same shape check on each
+Socket Mode bodies skip this door. CheckedSocketMode (socket.py) makes the same shape check on each
 envelope before Bolt builds its request from it (Bolt's request building itself fails on some
 bodies, e.g. an `authorizations` that isn't a list); a refused envelope is acknowledged, so
 Slack doesn't deliver it again, and acted on by nobody. ShapeCheck, a Bolt middleware, checks
@@ -34,16 +34,12 @@ from typing import Any
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
 from slack_bolt.request.async_internals import build_async_context
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.signature import SignatureVerifier
-from slack_sdk.socket_mode.aiohttp import SocketModeClient
-from slack_sdk.socket_mode.request import SocketModeRequest
-from slack_sdk.socket_mode.response import SocketModeResponse
 
 from adapters.slack import shapes
 from adapters.slack.shapes import Malformed, Quiet, Unhandled
@@ -75,7 +71,7 @@ def inbound_middleware(
         if isinstance(verdict, Malformed):
             return _malformed(verdict)
         if isinstance(verdict, Quiet):
-            return _quiet(verdict)
+            return quiet(verdict)
         if isinstance(verdict, Unhandled):
             log.warning("slack: no handler for a %s request: answered 404", verdict.kind)
             return _error(404, "unhandled request")
@@ -110,41 +106,12 @@ class ShapeCheck(AsyncMiddleware):
             log.warning("slack: refused a %s", verdict)
             return BoltResponse(status=200 if req.mode == "socket_mode" else 400, body="")
         if isinstance(verdict, Quiet):
-            _quiet(verdict)
+            quiet(verdict)
             return BoltResponse(status=200, body="")
         if isinstance(verdict, Unhandled):
             log.warning("slack: no handler for a %s request", verdict.kind)
             return BoltResponse(status=200 if req.mode == "socket_mode" else 404, body="")
         return await next()
-
-
-class CheckedSocketMode(AsyncSocketModeHandler):
-    """Bolt's Socket Mode handler with the front door's shape check in front of it."""
-
-    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
-        body = req.payload
-        verdict = (
-            shapes.classify(body)
-            if isinstance(body, dict)
-            else Malformed(req.type, "not an object")
-        )
-        if isinstance(verdict, Quiet):
-            _quiet(verdict)
-            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
-            return
-        if isinstance(verdict, Malformed | Unhandled):
-            what = verdict if isinstance(verdict, Malformed) else f"{verdict.kind} with no handler"
-            log.warning("slack: refused a %s over Socket Mode", what)
-            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
-            return
-        try:
-            await super().handle(client, req)
-        except Exception as exc:  # Bolt could not even build its request from this envelope
-            log.warning(
-                "slack: refused a %s over Socket Mode that Bolt cannot read (%s)",
-                req.type, type(exc).__name__,
-            )  # fmt: skip
-            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
 
 
 def _utf8(raw: bytes) -> str | None:
@@ -209,7 +176,7 @@ async def _direct(direct: DirectClick, click: shapes.Click, body: dict[str, Any]
     return web.Response(status=status, text="")
 
 
-def _quiet(verdict: Quiet) -> web.Response:
+def quiet(verdict: Quiet) -> web.Response:
     """200 and one line: a warning for app_rate_limited, which an operator should see."""
     if verdict.loud:
         log.warning("slack: %s: answered 200", verdict)

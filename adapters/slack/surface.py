@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.http_retry.handler import default_interval_calculator
@@ -38,7 +37,7 @@ from adapters.slack.config import (
     load_config,
 )
 from adapters.slack.handlers import SlackHandlers
-from adapters.slack.inbound import CheckedSocketMode, ShapeCheck, inbound_middleware
+from adapters.slack.inbound import ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
@@ -46,6 +45,7 @@ from adapters.slack.web import build_client, error_code
 
 if TYPE_CHECKING:  # multi-workspace mode only: cryptography is loaded when it is on
     from adapters.slack.installs import StoreInstallations, TeamTokens
+    from adapters.slack.socket import CheckedSocketMode  # Socket Mode only
 
 log = logging.getLogger(__name__)
 bolt_log = logging.getLogger("adapters.slack.bolt")
@@ -104,7 +104,7 @@ class SlackSurface:
         self.app: AsyncApp | None = None
         self.slack_port: SlackPort | None = None
         self._session: aiohttp.ClientSession | None = None
-        self._socket: AsyncSocketModeHandler | None = None
+        self._socket: CheckedSocketMode | None = None
         self._runner: web.AppRunner | None = None
         self.front: Front | None = None  # HTTP mode: its connections (counts for tests, benches)
         self._front_metrics: FrontMetrics | None = None
@@ -291,6 +291,8 @@ class SlackSurface:
             opened = await client.apps_connections_open(app_token=token)
         except Exception as exc:
             raise _startup_error(exc, "SLACK_APP_TOKEN") from None
+        from adapters.slack.socket import CheckedSocketMode  # Socket Mode's imports: only here
+
         self._socket = CheckedSocketMode(app, app_token=token, web_client=client)
         self._socket.client.wss_uri = str(opened["url"])  # the URL just issued, used at once
         try:
