@@ -37,7 +37,6 @@ import asyncio
 import itertools
 import math
 import os
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -54,7 +53,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]  # fake_discord lives in tests/ 
 
 from aiohttp import web  # noqa: E402
 from fake_discord import FakeDiscord, custom_ids, user  # noqa: E402
-from loadkit import Child, child_env, pct  # noqa: E402
+from loadkit import Child, child_env, pct, stored_values  # noqa: E402
 
 BARE = HERE / "bare_discord.py"
 STARTUP_SECONDS = 60.0
@@ -325,24 +324,12 @@ async def bench_round(
     if name == "serve":
         acknowledged = {fake.recorded[t] for t in tokens if t in fake.recorded}
         result.acknowledged = len(acknowledged)
-        result.lost = len(acknowledged - stored_users(db))
+        result.lost = len(acknowledged - stored_values(str(db)))
     for t in tokens:  # this round's bookkeeping is no longer needed
         fake.recorded.pop(t, None)
         fake.user_of.pop(t, None)
     assert message is not None
     return result, message
-
-
-def stored_users(db: Path) -> set[str]:
-    """Every value of every player row that has an answer (the user id is among them)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(
-            "SELECT players.* FROM answers JOIN players ON players.id = answers.player_id"
-        ).fetchall()
-    finally:
-        conn.close()
-    return {str(value) for row in rows for value in row}
 
 
 # -- printing --------------------------------------------------------------------------------------
