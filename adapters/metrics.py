@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -201,10 +201,16 @@ class MeteredPort:
         self._metrics.platform_errors.labels(self.platform, kind).inc()
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         return await self._count(
-            "post", self.inner.post_question(channel, view, dedupe_key=dedupe_key)
+            "post",
+            self.inner.post_question(channel, view, dedupe_key=dedupe_key, tried_since=tried_since),
         )
 
     async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:

@@ -89,12 +89,19 @@ class Delivery:
 
     # -- what is delivered ----------------------------------------------------------------------
     async def post_question(
-        self, row: RoundRecord, view: QuestionView, dedupe_key: str | None = None
+        self,
+        row: RoundRecord,
+        view: QuestionView,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> Posted:
-        """Every try of one round carries the same `dedupe_key` (Discord's nonce)."""
+        """Every try of one round carries the same `dedupe_key` (Discord's nonce, Slack's
+        metadata); `tried_since`: an earlier try may have reached the platform (ChatPort)."""
         return await self._send(
             "post", row.id, row.platform, row.channel_ref,
-            lambda port: port.post_question(row.channel_ref, view, dedupe_key=dedupe_key),
+            lambda port: port.post_question(
+                row.channel_ref, view, dedupe_key=dedupe_key, tried_since=tried_since
+            ),
         )  # fmt: skip
 
     async def update_question(self, row: RoundRecord, view: QuestionView) -> Posted:

@@ -6,7 +6,7 @@ several adapters share one process and one database.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.model import ChannelRef
@@ -49,13 +49,21 @@ class ChatPort(Protocol):
     live_update_max_age: timedelta | None
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         """Post a question; return an opaque message reference for later edits.
 
         `dedupe_key` is the same for every try of one round's post (a retry, or a re-post after a
         crash before the reference was saved): a platform that can drop a repeated send
-        (Discord's nonce with enforce_nonce) should pass it on.
+        (Discord's nonce with enforce_nonce) should pass it on. `tried_since` is set when an
+        earlier try may have reached the platform (it began no earlier than that instant): a
+        platform with no such key but a way to find the earlier message by the key (Slack: the
+        message's metadata, read back from the channel) looks for it first and returns it.
         """
         ...
 

@@ -205,8 +205,9 @@ class Rounds:
         answer to a question that never appeared. Passing: leave it open to be posted later.
 
         Every try of one round carries the same dedupe key, so after a crash between the post and
-        saving its reference a platform that honours the key (Discord's enforced nonce) returns
-        the message already posted instead of showing the question twice."""
+        saving its reference a platform that honours the key (Discord's enforced nonce) or can
+        find the message by it (Slack, reading the channel) returns the message already posted
+        instead of showing the question twice."""
         question = await self.library.get(row.question_id)
         assert question is not None
         view = presenter.question_view(row, question, 0)
@@ -218,7 +219,9 @@ class Rounds:
             if not await self.store.rounds.claim(row.id, self.holder, self.now(), CLAIM_LEASE):
                 return view, result  # another replica is posting it right now
             try:
-                result = await self.delivery.post_question(row, view, post_key(row))
+                # Claimed before: that try may have reached the platform without our hearing.
+                tried_since = current.opened_at if current.post_tried else None
+                result = await self.delivery.post_question(row, view, post_key(row), tried_since)
                 if result.outcome == "posted":
                     await self.store.rounds.mark_posted(row.id, self.now(), result.ref)
                 elif result.outcome == "refused":

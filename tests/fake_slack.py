@@ -30,7 +30,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from adapters.runtime import Runtime
 from adapters.slack.config import SlackConfig, load_config
-from adapters.slack.surface import SlackSurface
+from adapters.slack.surface import BOT_SCOPES, SlackSurface
 from bot.bank import Bank
 from bot.clock import FakeClock
 
@@ -62,6 +62,8 @@ class FakeSlack:
     replies: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)  # ts -> as shown now
     posted: dict[str, dict[str, Any]] = field(default_factory=dict)  # ts -> as first posted
+    history: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # by channel
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # ts -> message metadata
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Enterprise Grid: one user id in several workspaces, admin in some (team -> admins there).
     admins_in: dict[str, set[str]] = field(default_factory=dict)
@@ -224,18 +226,53 @@ class FakeSlack:
                 return {"ok": False, "error": "invalid_arguments"}
             shown = {k: args.get(k) for k in ("channel", "user", "text", "blocks")}
             self.ephemerals.append(shown | {"team": self.calls[-1].team})
-            return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
+            return {"ok": True, "message_ts": self._new_ts()}
         if method in ("chat.postMessage", "chat.update"):
             problems = block_problems(args.get("blocks") or [])
             if problems:
                 return {"ok": False, "error": "invalid_blocks", "errors": problems}
             if method == "chat.update" and args.get("ts") not in self.messages:
                 return {"ok": False, "error": "message_not_found"}
-            ts = str(args.get("ts") or f"1700000000.{next(self._ts):06d}")
+            ts = str(args.get("ts") or self._new_ts())
             self.messages[ts] = {k: args.get(k) for k in ("channel", "text", "blocks")}
+            if ts not in self.posted:
+                self.history[str(args.get("channel"))].append(ts)
+                meta = args.get("metadata")
+                if meta:
+                    self.metadata[ts] = json.loads(meta) if isinstance(meta, str) else meta
             self.posted.setdefault(ts, self.messages[ts])
             return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": args}
+        if method == "conversations.history":
+            return self._history(args)
         return {"ok": False, "error": "unknown_method"}
+
+    def _new_ts(self) -> str:
+        """A message's `ts`: Slack's clock (the real one here), unique in the fake."""
+        return f"{int(time.time())}.{next(self._ts):06d}"
+
+    def _history(self, args: dict[str, Any]) -> dict[str, Any]:
+        """conversations.history: newest first, from `oldest` on, pages of `limit` by cursor;
+        a message's metadata only when include_all_metadata is asked for."""
+        oldest = float(args.get("oldest") or 0)
+        limit = min(int(args.get("limit") or 100), 999)
+        start = int(args.get("cursor") or 0)
+        every = [
+            ts for ts in reversed(self.history[str(args.get("channel"))]) if float(ts) > oldest
+        ]
+        with_meta = str(args.get("include_all_metadata")).lower() in ("true", "1")
+        page = []
+        for ts in every[start : start + limit]:
+            shown: dict[str, Any] = {"type": "message", "ts": ts, "bot_id": "BBOT"}
+            shown["text"] = self.messages[ts].get("text")
+            if with_meta and ts in self.metadata:
+                shown["metadata"] = self.metadata[ts]
+            page.append(shown)
+        more = start + limit < len(every)
+        cursor = str(start + limit) if more else ""
+        return {
+            "ok": True, "messages": page, "has_more": more,
+            "response_metadata": {"next_cursor": cursor},
+        }  # fmt: skip
 
     def _open(self, args: dict[str, Any]) -> dict[str, Any]:
         """views.open: a modal, held to Slack's limits for one (title and submit 24 chars)."""
@@ -301,7 +338,7 @@ class FakeSlack:
             self.tokens[token] = enterprise
             return {
                 "ok": True, "access_token": token, "token_type": "bot",
-                "scope": "commands,chat:write,chat:write.public,users:read",
+                "scope": ",".join(BOT_SCOPES),
                 "bot_user_id": f"UBOT{enterprise}", "app_id": "A0ZEROQUIZ", "team": None,
                 "enterprise": {"id": enterprise, "name": f"Org {enterprise}"},
                 "authed_user": {"id": "UADMIN"}, "is_enterprise_install": True,
@@ -313,7 +350,7 @@ class FakeSlack:
         self.tokens[token] = team
         return {
             "ok": True, "access_token": token, "token_type": "bot",
-            "scope": "commands,chat:write,chat:write.public,users:read",
+            "scope": ",".join(BOT_SCOPES),
             "bot_user_id": f"UBOT{team}", "app_id": "A0ZEROQUIZ",
             "team": {"id": team, "name": f"Team {team}"}, "enterprise": None,
             "authed_user": {"id": "UADMIN"}, "is_enterprise_install": False,

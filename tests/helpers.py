@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import aiohttp
@@ -46,15 +46,22 @@ class RecordingPort:
     # By method name ("update_question"...): raised by its next calls, before doing anything.
     failures: dict[str, list[Exception]] = field(default_factory=dict)
     dedupe_keys: list[str | None] = field(default_factory=list)
+    tried_since: list[datetime | None] = field(default_factory=list)  # per post, in order
 
     def _fail(self, method: str) -> None:
         if self.failures.get(method):
             raise self.failures[method].pop(0)
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         self.dedupe_keys.append(dedupe_key)
+        self.tried_since.append(tried_since)
         self._fail("post_question")
         if self.fail_posts:
             raise self.fail_posts.pop(0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot.model import ChannelRef
 from bot.views import NoticeView, QuestionView, RevealView
@@ -21,7 +21,12 @@ class ConsolePort:
         self.notices: list[NoticeView] = []
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         self.questions.append(view)
         return str(view.round_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import discord
 
@@ -84,7 +84,12 @@ class DiscordPort:
             raise PortNotReady("the Discord client is not logged in")
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         """Post with the dedupe key as nonce (enforced): Discord returns the message a lost
         answer or a crash left unrecorded, instead of posting the question twice."""

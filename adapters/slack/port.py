@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -25,6 +25,11 @@ from bot.views import NoticeView, QuestionView, RevealView
 log = logging.getLogger(__name__)
 
 PLATFORM = "slack"
+# A question's message carries its round's dedupe key as metadata, so a later try can find it.
+METADATA_TYPE = "zeroquiz_question"
+FIND_MARGIN = timedelta(minutes=1)  # Slack's clock against ours
+FIND_PAGES = 5  # at most 5 x 200 messages read back: a busy channel's first minutes of a round
+FIND_PAGE_SIZE = 200
 # The message was deleted or can't be edited: a reveal is then posted as a new message.
 _GONE = frozenset({"message_not_found", "cant_update_message", "edit_window_closed"})
 
@@ -70,10 +75,70 @@ class SlackPort:
             return "en"
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
-        # Slack has no idempotency key for chat.postMessage; dedupe_key is not needed here.
-        return await self._post(channel, render.question_message(view))
+        """Slack has no idempotency key for chat.postMessage: the key goes into the message's
+        metadata instead, and a try after one that may have reached Slack first looks for a
+        message carrying it in the channel (see `_find`)."""
+        if dedupe_key is not None and tried_since is not None:
+            found = await self._find(channel, dedupe_key, tried_since)
+            if found is not None:
+                log.info(
+                    "question %s was already in channel %s as %s: not posted again",
+                    dedupe_key, channel.channel, found,
+                )  # fmt: skip
+                return found
+        metadata = None if dedupe_key is None else _metadata(dedupe_key)
+        return await self._post(channel, render.question_message(view), metadata=metadata)
+
+    async def _find(self, channel: ChannelRef, key: str, since: datetime) -> str | None:
+        """The `ts` of our message carrying `key`, posted since `since` (less a margin for the
+        clocks); None if there is none, or if the channel's history can't be read (without
+        channels:history / groups:history, or posting into a public channel the bot isn't in):
+        then posting again is the lesser harm, a question shown twice rather than never."""
+        oldest = f"{since.timestamp() - FIND_MARGIN.total_seconds():.6f}"
+        cursor: str | None = None
+        for _ in range(FIND_PAGES):
+            try:
+                page = await self._with_token(
+                    channel,
+                    self.client.conversations_history,
+                    channel=channel.channel,
+                    oldest=oldest,
+                    limit=FIND_PAGE_SIZE,
+                    include_all_metadata=True,
+                    **({"cursor": cursor} if cursor else {}),
+                )
+            except DeliveryError:
+                raise
+            except Exception as exc:
+                if isinstance(exc, SlackApiError) and not is_transient(error_code(exc)):
+                    log.warning(
+                        "channel %s's history can't be read (%s): its question is posted again, "
+                        "and shows twice if the earlier try reached Slack",
+                        channel.channel, error_code(exc),
+                    )  # fmt: skip
+                    return None
+                raise await self._delivery_error("conversations.history", channel, exc) from exc
+            for message in page.get("messages") or []:
+                meta = message.get("metadata") or {}
+                payload = meta.get("event_payload") or {}
+                if meta.get("event_type") == METADATA_TYPE and payload.get("key") == key:
+                    ts = message.get("ts")
+                    return str(ts) if ts else None
+            cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
+            if not page.get("has_more") or cursor is None:
+                return None
+        log.warning(
+            "channel %s: question %s not found in its last %d messages; posted again",
+            channel.channel, key, FIND_PAGES * FIND_PAGE_SIZE,
+        )  # fmt: skip
+        return None
 
     async def update_question(self, channel: ChannelRef, ref: str, view: QuestionView) -> None:
         await self._update(channel, ref, render.question_message(view))
@@ -108,7 +173,13 @@ class SlackPort:
         token = await self._token(where)
         return await with_token(where.team, token, call, self._rejected, **args)
 
-    async def _post(self, channel: ChannelRef, message: render.SlackMessage) -> str | None:
+    async def _post(
+        self,
+        channel: ChannelRef,
+        message: render.SlackMessage,
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> str | None:
         try:
             response = await self._with_token(
                 channel,
@@ -118,6 +189,7 @@ class SlackPort:
                 blocks=message.blocks,
                 unfurl_links=False,
                 unfurl_media=False,
+                **({"metadata": metadata} if metadata is not None else {}),
             )
         except DeliveryError:  # the workspace's token could not be had (see _token)
             raise
@@ -157,6 +229,10 @@ class SlackPort:
         if not isinstance(exc, SlackApiError) or is_transient(code):
             return Unavailable(reason)  # no answer from Slack at all, or a passing one
         return Refused(reason)
+
+
+def _metadata(key: str) -> dict[str, Any]:
+    return {"event_type": METADATA_TYPE, "event_payload": {"key": key}}
 
 
 def is_transient(code: str) -> bool:

@@ -65,7 +65,10 @@ EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"
 REDIRECT_PATH = "/slack/oauth_redirect"
 # What each workspace grants at install: the same bot scopes as deploy/slack-manifest.yaml.
-BOT_SCOPES = ("commands", "chat:write", "chat:write.public", "users:read")
+BOT_SCOPES = (
+    "commands", "chat:write", "chat:write.public", "users:read",
+    "channels:history", "groups:history",
+)  # fmt: skip
 DRAIN_SECONDS = 10.0
 CONNECT_SECONDS = 30.0
 _BAD_TOKEN = frozenset({"invalid_auth", "not_authed", "token_revoked", "account_inactive"})

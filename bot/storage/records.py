@@ -62,6 +62,8 @@ class RoundRecord:
     message_ref: str | None
     posted_at: datetime | None = None  # None: the question has not reached the platform yet
     close_reason: CloseReason | None = None
+    # Some replica has claimed it before (to post it): a try may have reached the platform.
+    post_tried: bool = False
 
     @property
     def channel_ref(self) -> ChannelRef:

@@ -25,7 +25,8 @@ from bot.storage.records import (
 ROUND_SELECT = """
     SELECT r.id, r.channel_id, c.team_id, t.platform, t.team, c.channel, c.lang, r.question_id,
            r.seed, r.kind, r.run_id, r.run_index, u.total AS run_total, r.opened_at,
-           r.deadline_at, r.closed_at, r.revealed_at, r.message_ref, r.posted_at, r.close_reason
+           r.deadline_at, r.closed_at, r.revealed_at, r.message_ref, r.posted_at, r.close_reason,
+           r.claimed_by IS NOT NULL AS post_tried
     FROM rounds r
     JOIN channels c ON c.id = r.channel_id
     JOIN teams t ON t.id = c.team_id
@@ -59,6 +60,7 @@ def _round(row: Record) -> RoundRecord:
         message_ref=row["message_ref"],
         posted_at=_when(row["posted_at"]),
         close_reason=close_reason(row["close_reason"]),
+        post_tried=bool(row["post_tried"]),
     )
 
 

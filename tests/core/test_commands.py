@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from conftest import CHANNEL
 from helpers import RecordingPort
 
@@ -89,7 +91,11 @@ async def test_post_refused_by_platform_answers_with_reason(
     quiz: Quiz, port: RecordingPort
 ) -> None:
     async def refuse(  # the bot is not in the channel
-        channel: ChannelRef, view: QuestionView, dedupe_key: str | None = None
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         raise DeliveryError("invite the app to this channel")
 

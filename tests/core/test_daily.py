@@ -228,9 +228,15 @@ class HangingPort(RecordingPort):
     """Accepts the post and never answers: the process dies before recording it."""
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         self.dedupe_keys.append(dedupe_key)
+        self.tried_since.append(tried_since)
         await asyncio.Event().wait()
         return None
 
@@ -261,6 +267,10 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
     try:
         assert len(restarted.port.posted) == 1
         assert restarted.port.dedupe_keys == hanging.dedupe_keys  # Discord drops a real repeat
+        # The first try had nothing to look for; the one after the crash may find its message
+        # (Slack reads the channel back from the round's opening on).
+        assert hanging.tried_since == [None]
+        assert restarted.port.tried_since == [datetime(2026, 1, 5, 9, 0, tzinfo=UTC)]
         await walk(restarted, clock, clock.now() + timedelta(hours=9), timedelta(hours=1))
         assert len(restarted.port.posted) == 1 and len(restarted.port.reveals) == 1
     finally:

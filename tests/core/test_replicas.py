@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from conftest import CHANNEL
@@ -45,10 +45,17 @@ class SlowPort(RecordingPort):
         await super().post_reveal(channel, ref, view)
 
     async def post_question(
-        self, channel: ChannelRef, view: QuestionView, *, dedupe_key: str | None = None
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
     ) -> str | None:
         await asyncio.sleep(0.05)
-        return await super().post_question(channel, view, dedupe_key=dedupe_key)
+        return await super().post_question(
+            channel, view, dedupe_key=dedupe_key, tried_since=tried_since
+        )
 
 
 Pair = tuple[tuple[Quiz, SlowPort], tuple[Quiz, SlowPort]]

@@ -3,16 +3,19 @@
 The platform has shown the question; the database doesn't know it. A real `zeroquiz serve` is
 SIGKILLed while the fake holds the answer to its post, and a second one on the same database
 takes over. Discord: the re-post carries the round's nonce, so Discord returns the message
-already shown, and the round goes on in that one message. Slack has no such key, and finding
-the first message would take the `channels:history` scope (reading every message of the
-channel), which ZeroQuiz doesn't ask for: the question is posted again, both copies' buttons count
-for the same round, once per person, and the stray copy becomes the reveal at its first click
-after the close.
+already shown, and the round goes on in that one message. Slack has no such key: the question's
+message carries the round's key in its metadata, and the second process reads the channel's
+recent history (conversations.history, `channels:history` / `groups:history`) for it before
+posting, and goes on in the message it finds. Where the history can't be read (an installation
+from before those scopes, a public channel the bot posts into without being a member), the
+question is posted again: both copies' buttons count for the same round, once per person, and
+the stray copy becomes the reveal at its first click after the close.
 """
 
 from __future__ import annotations
 
 import signal
+import sqlite3
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -73,9 +76,57 @@ def slack_questions(fake: FakeSlack) -> list[str]:
     return [ts for ts, m in fake.posted.items() if any(b["type"] == "actions" for b in m["blocks"])]
 
 
-async def test_slack_crash_after_posting_leaves_a_copy_that_counts_and_is_revealed_when_clicked(
+async def test_slack_crash_after_posting_finds_the_question_and_shows_it_once(
     fake: FakeSlack, tmp_path: Path, serves: list[Serve]
 ) -> None:
+    db = tmp_path / "crash.sqlite3"
+    fake.add_user("UP1", "Pat One")
+    first = await start_serve(serves, db, slack_env(fake))
+    url = await first.http_url()
+    fake.holds["chat.postMessage"] = 1  # posted on screen; the answer never reaches the app
+    async with aiohttp.ClientSession() as http:
+        body = urlencode(slash_payload("question", "U1", fake.response_url(fake.new_key())))
+        assert await slack_post(http, url, body) == 200
+        await poll(lambda: len(slack_questions(fake)) == 1, "the question on screen", WAIT)
+        assert await first.kill() == -signal.SIGKILL
+        fake.released.set()
+
+        second = await start_serve(serves, db, slack_env(fake))
+        url = await second.http_url()
+        await poll(lambda: bool(fake.calls_to("conversations.history")), "the look back", WAIT)
+        [ts] = slack_questions(fake)
+        await poll(lambda: posted_at(db) is not None, "the round marked posted", WAIT)
+        [looked] = fake.calls_to("conversations.history")
+        assert looked.args["channel"] == "C0QUIZ"
+        message = fake.posted[ts]
+        actions = next(b for b in message["blocks"] if b["type"] == "actions")
+        button = next(e for e in actions["elements"] if e["text"]["text"] == "A")
+        assert await slack_post(http, url, click_body(fake, ts, message, button, "UP1")) == 200
+        await poll(lambda: bool(fake.replies["UP1"]), "the reply to UP1", WAIT)
+        assert verdict_for("A", fake.replies["UP1"][-1]["blocks"])
+        closed = await slack_command(fake, http, url, "close", "UADMIN")
+        assert "Closed the open question." in closed, second.text
+        await poll(lambda: is_reveal(fake.messages[ts]["blocks"]), "the reveal in place", WAIT)
+        assert "of 1 answered right" in shown(fake.messages[ts]["blocks"])
+        assert slack_questions(fake) == [ts]  # one question message, never posted again
+        assert len(fake.calls_to("chat.postMessage")) == 1
+    assert await second.terminate() == 0, second.text
+
+
+def posted_at(db: Path) -> int | None:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT posted_at FROM rounds").fetchone()
+    finally:
+        conn.close()
+    return None if row is None else row[0]
+
+
+async def test_slack_crash_without_history_leaves_a_copy_that_counts_and_is_revealed_on_click(
+    fake: FakeSlack, tmp_path: Path, serves: list[Serve]
+) -> None:
+    """An installation without the history scopes: Slack refuses the look back."""
+    fake.errors["conversations.history"] = ["missing_scope"]
     db = tmp_path / "crash.sqlite3"
     fake.add_user("UP1", "Pat One")
     fake.add_user("UP2", "Pat Two")
@@ -120,4 +171,5 @@ async def test_slack_crash_after_posting_leaves_a_copy_that_counts_and_is_reveal
         await poll(lambda: is_reveal(fake.messages[stray]["blocks"]), "the copy revealed", WAIT)
         assert shown(fake.messages[stray]["blocks"]) == shown(fake.messages[own]["blocks"])
         assert len(slack_questions(fake)) == 2  # nothing posted a third time
+        assert "history can't be read (missing_scope)" in second.text
     assert await second.terminate() == 0, second.text

@@ -81,12 +81,15 @@ def test_manifest_matches_what_the_app_uses() -> None:
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True  # app_home_opened
     assert manifest["settings"]["socket_mode_enabled"] is True
-    # chat.postMessage/chat.update need chat:write; users.info needs users:read.
+    # chat.postMessage/chat.update need chat:write; users.info needs users:read; reading a
+    # channel back after a crash (conversations.history) channels:history and groups:history.
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
         "commands",
         "chat:write",
         "chat:write.public",
         "users:read",
+        "channels:history",
+        "groups:history",
     }
     # The events the app registers listeners for, and nothing else; over HTTP they come to the
     # same /slack/events address as everything else, in Socket Mode over the socket.

@@ -80,5 +80,7 @@ async def test_the_team_a_visitor_passes_is_url_encoded_into_slacks_link(
     link = html.unescape(found.group(1))
     query = parse_qs(urlsplit(link).query)
     assert query["team"] == ['T0ALPHA&scope=admin">']  # one value, as the visitor typed it
-    assert query["scope"] == ["commands,chat:write,chat:write.public,users:read"]
+    assert query["scope"] == [
+        "commands,chat:write,chat:write.public,users:read,channels:history,groups:history"
+    ]
     assert "&scope=admin" not in link
