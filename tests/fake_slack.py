@@ -79,6 +79,8 @@ class FakeSlack:
     # kills the app meanwhile: the work is done, the app never learns its result).
     holds: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     released: asyncio.Event = field(default_factory=asyncio.Event)
+    # Seconds a method's answer takes after its work is done (a wide crash window to land in).
+    late: dict[str, float] = field(default_factory=dict)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
     homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user -> published Home view
     modals: list[dict[str, Any]] = field(default_factory=list)  # views.open, in order
@@ -196,6 +198,8 @@ class FakeSlack:
         if self.errors[method]:
             return web.json_response({"ok": False, "error": self.errors[method].pop(0)})
         answer = self._answer(method, args)
+        if self.late.get(method):
+            await asyncio.sleep(self.late[method])  # done; the answer is on its way
         if self.holds[method] > 0:
             self.holds[method] -= 1
             await self.released.wait()
