@@ -23,13 +23,15 @@ import resource
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler
 from aiohttp.web_protocol import RequestHandler, RequestPayloadError
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 log = logging.getLogger(__name__)
 # aiohttp's per-connection log, given to its RequestHandler: client faults are demoted here.
@@ -336,13 +338,16 @@ class Gate:
         )
 
 
-class FrontMetrics(Collector):
-    """The front's connections for /metrics, read when scraped."""
+class FrontMetrics:
+    """The front's connections for /metrics, read when scraped (a prometheus_client collector:
+    the library is imported only once a registry exists, see adapters/metrics.py)."""
 
     def __init__(self, front: Front) -> None:
         self.front = front
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
         f = self.front
         open_now = GaugeMetricFamily(
             "zeroquiz_http_connections",

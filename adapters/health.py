@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from adapters.logs import brief
-from adapters.metrics import CONTENT_TYPE, Metrics
+from adapters.metrics import Metrics
 from bot.storage import Store
 
 if TYPE_CHECKING:  # the server's parts are imported when it starts: most starts serve no metrics
@@ -81,7 +81,8 @@ class Health:
     async def metrics_page(self, request: web.Request) -> web.Response:
         from aiohttp import web
 
-        return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
+        body, content_type = self.metrics.render()
+        return web.Response(body=body, headers={"Content-Type": content_type})
 
     def routes(self) -> list[web.RouteDef]:
         from aiohttp import web

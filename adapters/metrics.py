@@ -4,29 +4,26 @@ The core stays free of prometheus_client: the scheduler and the store call plain
 (`Scheduler.on_lag`, `Store.observe_time`), the ports are wrapped here (`MeteredPort`), and the
 click handlers time `quiz.answer` through `Metrics.answer` (review clicks go through
 `Metrics.review`). A registry per Runtime, not the library's global one, so several runtimes in
-one test process never collide.
+one test process never collide. The registry is made on demand (adapters/prom.py), so importing
+prometheus_client is off the path to a port accepting or a first command answered.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from prometheus_client.registry import Collector
-
-from bot import limits, reviewing
+from bot import reviewing
 from bot.model import ChannelRef
 from bot.ports import ChatPort, Refused, Unavailable
 from bot.views import Feedback, NoticeView, QuestionView, RevealView, ReviewResult, ReviewView
 
-CONTENT_TYPE = CONTENT_TYPE_LATEST
-FAST = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
-LAG = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 15.0, 60.0, 300.0)
-DB = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+if TYPE_CHECKING:
+    from adapters.prom import Live
+
+PENDING_MAX = 4096  # counts kept before the registry exists; one more makes it
 
 T = TypeVar("T")
 ReviewStep = ReviewView | ReviewResult | NoticeView | None  # what Reviews.click returns
@@ -34,121 +31,113 @@ _REVIEW_KINDS = {"a": "answer", "n": "next", "s": "stop"}
 RateLimited = Callable[[BaseException], bool]
 
 
+class Collects(Protocol):
+    """A part that counts for itself and is read when scraped (adapters/front.py)."""
+
+    def collect(self) -> Iterable[Any]: ...
+
+
 class Metrics:
-    """Every metric ZeroQuiz exports (names under `zeroquiz_`, see the README)."""
+    """Every metric ZeroQuiz exports (names under `zeroquiz_`, see the README).
+
+    The registry (adapters/prom.py) is made by `load()`: at the first scrape, when `serve` asks a
+    while after it is ready, or when PENDING_MAX counts wait. Until then each count is kept as a
+    call and replayed into it in order, so nothing counted before is lost."""
 
     def __init__(self) -> None:
-        self.registry = CollectorRegistry()
-        r = self.registry
-        self.clicks = Counter("zeroquiz_clicks", "Answer clicks received", ["platform"], registry=r)
-        self.answers = Counter(
-            "zeroquiz_answers_recorded",
-            "Answers recorded (a first answer in an open round)",
-            ["platform", "verdict"],
-            registry=r,
-        )
-        self.verdict_seconds = Histogram(
-            "zeroquiz_verdict_seconds",
-            "From a click reaching the bot to its verdict",
-            ["platform"],
-            buckets=FAST,
-            registry=r,
-        )
-        self.review_clicks = Counter(
-            "zeroquiz_review_clicks",
-            "Review button clicks received, by kind (answer, next, stop, invalid)",
-            ["platform", "kind"],
-            registry=r,
-        )
-        self.reviews = Counter(
-            "zeroquiz_reviews_recorded",
-            "Review answers that rescheduled a card (not a repeated click)",
-            ["platform", "verdict"],
-            registry=r,
-        )
-        self.deliveries = Counter(
-            "zeroquiz_deliveries",
-            "Posts and edits sent to a platform, by result (posted, refused, later, error)",
-            ["platform", "action", "result"],
-            registry=r,
-        )
-        self.platform_errors = Counter(
-            "zeroquiz_platform_errors",
-            "Posts and edits a platform did not take (refused, unavailable, unexpected)",
-            ["platform", "kind"],
-            registry=r,
-        )
-        self.rate_limits = Counter(
-            "zeroquiz_rate_limits",
-            "Rate limits left after the platform library's own waiting and retries",
-            ["platform"],
-            registry=r,
-        )
-        self.scheduler_lag = Histogram(
-            "zeroquiz_scheduler_lag_seconds",
-            "How late the scheduler ran due work after the moment it was due",
-            buckets=LAG,
-            registry=r,
-        )
-        self.limited = Counter(
-            "zeroquiz_limited",
-            "Commands refused by a limit (bot/limits.py), by the limit's name",
-            ["limit"],
-            registry=r,
-        )
-        # The labelled children a click touches, looked up once (labels() is a lock and a
-        # dict lookup of the label tuple, several times per click otherwise).
-        self._clicks_of: dict[str, tuple[Counter, Histogram]] = {}
-        self._answers_of: dict[tuple[str, str], Counter] = {}
-        for name in limits.NAMES:  # every limit shows, at 0 until it refuses something
-            self.limited.labels(name)
-        self.db_seconds = Histogram(
-            "zeroquiz_db_seconds",
-            "Time spent in database transactions, snapshots and reads",
-            ["kind"],
-            buckets=DB,
-            registry=r,
-        )
+        self._live: Live | None = None
+        self._pending: list[tuple[str, tuple[Any, ...]]] = []
+        self._collectors: list[Collects] = []
 
-    def add_collector(self, collector: Collector) -> None:
+    @property
+    def loaded(self) -> bool:
+        return self._live is not None
+
+    def load(self) -> Live:
+        """Make the registry (importing prometheus_client) and replay what was counted."""
+        live = self._live
+        if live is None:
+            from adapters.prom import Live
+
+            live = Live()
+            for collector in self._collectors:
+                live.add_collector(collector)
+            for name, args in self._pending:
+                getattr(live, name)(*args)
+            self._pending.clear()
+            self._collectors.clear()
+            self._live = live
+        return live
+
+    def _count(self, name: str, *args: Any) -> None:
+        live = self._live
+        if live is not None:
+            getattr(live, name)(*args)
+            return
+        self._pending.append((name, args))
+        if len(self._pending) >= PENDING_MAX:
+            self.load()
+
+    def add_collector(self, collector: Collects) -> None:
         """Metrics read when scraped, from a part that counts for itself (adapters/front.py)."""
-        self.registry.register(collector)
+        if self._live is None:
+            self._collectors.append(collector)
+        else:
+            self._live.add_collector(collector)
 
-    def remove_collector(self, collector: Collector) -> None:
-        self.registry.unregister(collector)
+    def remove_collector(self, collector: Collects) -> None:
+        if self._live is None:
+            self._collectors.remove(collector)
+        else:
+            self._live.remove_collector(collector)
 
-    def render(self) -> bytes:
-        """The Prometheus text exposition of this registry."""
-        return generate_latest(self.registry)
+    def render(self) -> tuple[bytes, str]:
+        """The Prometheus text exposition of this registry, and its content type."""
+        from adapters.prom import CONTENT_TYPE
+
+        return self.load().render(), CONTENT_TYPE
 
     def observe_db(self, kind: str, seconds: float) -> None:
-        self.db_seconds.labels(kind).observe(seconds)
+        live = self._live
+        if live is None:
+            self._count("observe_db", kind, seconds)
+        else:
+            live.observe_db(kind, seconds)
 
     def count_limited(self, limit: str) -> None:
-        self.limited.labels(limit).inc()
+        self._count("count_limited", limit)
 
     def observe_lag(self, seconds: float) -> None:
-        self.scheduler_lag.observe(seconds)
+        self._count("observe_lag", seconds)
+
+    def count_delivery(self, platform: str, action: str, result: str) -> None:
+        self._count("delivery", platform, action, result)
+
+    def count_platform_error(self, platform: str, kind: str) -> None:
+        self._count("platform_error", platform, kind)
+
+    def count_rate_limit(self, platform: str) -> None:
+        self._count("rate_limit", platform)
 
     async def answer(self, platform: str, verdict: Callable[[], Awaitable[Feedback]]) -> Feedback:
         """Count a click and time its verdict (`quiz.answer`); errors are counted as clicks too."""
-        children = self._clicks_of.get(platform)
-        if children is None:
-            children = self._clicks_of[platform] = (
-                self.clicks.labels(platform),
-                self.verdict_seconds.labels(platform),
-            )
-        clicks, seconds = children
-        clicks.inc()
+        live = self._live
+        if live is not None:
+            live.click(platform)
+        else:
+            self._count("click", platform)
         started = time.perf_counter()
         feedback = await verdict()
-        seconds.observe(time.perf_counter() - started)
-        if feedback.recorded:
-            key = (platform, feedback.status)
-            answers = self._answers_of.get(key)
-            if answers is None:
-                answers = self._answers_of[key] = self.answers.labels(*key)
-            answers.inc()
+        seconds = time.perf_counter() - started
+        live = self._live
+        if live is not None:
+            live.verdict(platform, seconds)
+            if feedback.recorded:
+                live.answered(platform, feedback.status)
+        else:
+            self._count("verdict", platform, seconds)
+            if feedback.recorded:
+                self._count("answered", platform, feedback.status)
         return feedback
 
     async def review(
@@ -158,10 +147,10 @@ class Metrics:
         card, the review by its verdict; errors are counted as clicks too."""
         click = reviewing.decode(token)
         kind = _REVIEW_KINDS[click.kind] if click is not None else "invalid"
-        self.review_clicks.labels(platform, kind).inc()
+        self._count("review_click", platform, kind)
         result = await step()
         if isinstance(result, ReviewResult) and result.rescheduled:
-            self.reviews.labels(platform, "correct" if result.correct else "wrong").inc()
+            self._count("reviewed", platform, "correct" if result.correct else "wrong")
         return result
 
     def port(self, port: ChatPort, rate_limited: RateLimited) -> MeteredPort:
@@ -188,17 +177,17 @@ class MeteredPort:
         except Unavailable as exc:
             self._failed(action, "later", "unavailable")
             if self._rate_limited(exc):
-                m.rate_limits.labels(self.platform).inc()
+                m.count_rate_limit(self.platform)
             raise
         except Exception:
             self._failed(action, "error", "unexpected")
             raise
-        m.deliveries.labels(self.platform, action, "posted").inc()
+        m.count_delivery(self.platform, action, "posted")
         return result
 
     def _failed(self, action: str, result: str, kind: str) -> None:
-        self._metrics.deliveries.labels(self.platform, action, result).inc()
-        self._metrics.platform_errors.labels(self.platform, kind).inc()
+        self._metrics.count_delivery(self.platform, action, result)
+        self._metrics.count_platform_error(self.platform, kind)
 
     async def post_question(
         self,

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # aiohttp's server only when metrics or Slack's HTTP mode ask
     from aiohttp import web
 
 log = logging.getLogger("zeroquiz")
+METRICS_AFTER = 1.0  # seconds after ready: the metrics registry is made then, or at a scrape
 
 
 def surface_configs(env: Mapping[str, str]) -> list[tuple[str, Any]]:
@@ -226,6 +227,9 @@ async def serve(
         # found at start-up go out at once instead of failing on a half-open connection.
         runtime.start()
         notify("READY=1", os.environ)  # systemd's Type=notify: every surface is connected
+        # The metrics registry (prometheus_client's import) once the first events are likely
+        # answered; counts made before it are kept and replayed (adapters/metrics.py).
+        loop.call_later(METRICS_AFTER, runtime.metrics.load)
         await _first(stop.wait(), runtime.lost.wait())
         if runtime.lost.is_set() and not stop.is_set():
             print(f"zeroquiz: {runtime.lost_reason}; stopping, restart me", file=sys.stderr)
