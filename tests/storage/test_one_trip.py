@@ -38,7 +38,7 @@ async def test_a_failing_statement_leaves_nothing_and_the_next_one_commits(
         await tx.execute(ADD, "trip", "T1")
         await tx.execute(ADD, "trip", "T1")  # the same team twice: UNIQUE refuses it
 
-    with pytest.raises(Exception, match="(?i)unique"):
+    with pytest.raises(Exception, match=r"(?i)unique"):
         await db._engine.run_transaction(failing)
     assert await look(db_target, COUNT) == [(0,)]
 
