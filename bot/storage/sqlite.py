@@ -54,7 +54,8 @@ class SqliteConn:
     Each statement is one trip to the connection's thread and back (aiosqlite's cursors make
     two or three: execute, fetch, close). Every trip waits for a turn of the event loop, so
     under load a commit's statements wait behind the clicks being answered, and the group
-    commit (and each acknowledgement waiting on it) took as many turns as it had trips."""
+    commit (and each acknowledgement waiting on it) took as many turns as it had trips: it now
+    goes through `SqliteEngine.run_transaction` instead, one trip for the whole transaction."""
 
     dialect: Dialect = "sqlite"
 
