@@ -130,24 +130,16 @@ class AnswerTable:
             self._drained.set()
 
     async def _commit(self, items: list[_Item]) -> list[AnswerOutcome]:
-        async with self._e.transaction() as tx:
-            fresh = await self._player_ids(tx, items)
-            firsts = _firsts(items)
-            inserted = await _insert(tx, list(firsts.values()))
-            gone = await _gone(tx, {pid for _, pid in firsts.keys() - inserted})
-            if gone:  # forgotten meanwhile (`/zeroquiz forget`, maybe on another replica)
-                again = [i for i in items if i.player_id in gone]
-                for item in again:
-                    self._players.pop((item.request.team_id, item.request.user), None)
-                fresh.update(await self._player_ids(tx, again))  # new players, new ids
-                renewed = {i.player_id for i in again}
-                firsts = _firsts(items)
-                inserted |= await _insert(tx, [i for k, i in firsts.items() if k[1] in renewed])
-            recorded = [i for key, i in firsts.items() if key in inserted]
-            await _count(tx, recorded)
-            await _reschedule(tx, recorded)
-            earlier = await _existing(tx, [key for key in firsts if key not in inserted])
-        self._remember(fresh)  # committed: these ids are real now
+        known, wanted = self._known(items)
+
+        async def work(tx: Conn) -> _Recorded:
+            return await _record(tx, items, known, wanted)
+
+        # One call: on SQLite the whole transaction is one trip to the writer's thread, so a
+        # click that commits alone pays one hand-over instead of one per statement.
+        done = await self._e.run_transaction(work)
+        self._remember(done.fresh)  # committed: these ids are real now
+        firsts, inserted, earlier = done.firsts, done.inserted, done.earlier
         outcomes: list[AnswerOutcome] = []
         for item in items:
             key = (item.request.round_id, item.player_id)
@@ -161,11 +153,12 @@ class AnswerTable:
                 outcomes.append(AnswerOutcome("closed"))
         return outcomes
 
-    async def _player_ids(
-        self, tx: Conn, items: list[_Item]
-    ) -> dict[tuple[int, str], tuple[int, str]]:
-        """Known players (same name) come from memory; the rest in one upsert, whose ids are
-        remembered only once the transaction has committed."""
+    def _known(
+        self, items: list[_Item]
+    ) -> tuple[dict[tuple[int, str], tuple[int, str]], dict[tuple[int, str], AnswerRequest]]:
+        """Known players (same name) come from memory, read here on the event loop (the
+        transaction may run on another thread); the rest are `wanted` for the upsert."""
+        known: dict[tuple[int, str], tuple[int, str]] = {}
         wanted: dict[tuple[int, str], AnswerRequest] = {}
         for item in items:
             r = item.request
@@ -173,17 +166,10 @@ class AnswerTable:
             cached = self._players.get(key)
             if cached is not None:
                 self._players.move_to_end(key)  # least recently answering go first
+                known[key] = cached
             if cached is None or (r.name and not r.provisional_name and cached[1] != r.name):
                 wanted[key] = r
-        fresh: dict[tuple[int, str], tuple[int, str]] = {}
-        for provisional in (False, True):
-            group = [r for r in wanted.values() if r.provisional_name is provisional]
-            if group:
-                fresh.update(await _upsert_players(tx, group, provisional=provisional))
-        for item in items:
-            key = (item.request.team_id, item.request.user)
-            item.player_id = (fresh.get(key) or self._players[key])[0]
-        return fresh
+        return known, wanted
 
     def evict(self, team_id: int, user: str) -> None:
         """The person was forgotten: their next answer makes a new player."""
@@ -195,6 +181,62 @@ class AnswerTable:
             self._players.move_to_end(key)
         while len(self._players) > self._player_cache:
             self._players.popitem(last=False)
+
+
+@dataclass
+class _Recorded:
+    """What a batch's transaction found: new players' ids, each (round, player)'s first click,
+    which of those inserted, and the earlier answers of those that did not."""
+
+    fresh: dict[tuple[int, str], tuple[int, str]]
+    firsts: dict[tuple[int, int], _Item]
+    inserted: set[tuple[int, int]]
+    earlier: dict[tuple[int, int], int]
+
+
+async def _record(
+    tx: Conn,
+    items: list[_Item],
+    known: dict[tuple[int, str], tuple[int, str]],
+    wanted: dict[tuple[int, str], AnswerRequest],
+) -> _Recorded:
+    """The batch's statements, in one transaction; only `tx`'s statements are awaited (see
+    Engine.run_transaction), and the player cache is not touched here."""
+    fresh = await _player_ids(tx, items, known, wanted)
+    firsts = _firsts(items)
+    inserted = await _insert(tx, list(firsts.values()))
+    gone = await _gone(tx, {pid for _, pid in firsts.keys() - inserted})
+    if gone:  # forgotten meanwhile (`/zeroquiz forget`, maybe on another replica)
+        again = [i for i in items if i.player_id in gone]
+        requests = {(i.request.team_id, i.request.user): i.request for i in again}
+        fresh.update(await _player_ids(tx, again, {}, requests))  # new players, new ids
+        renewed = {i.player_id for i in again}
+        firsts = _firsts(items)
+        inserted |= await _insert(tx, [i for k, i in firsts.items() if k[1] in renewed])
+    recorded = [i for key, i in firsts.items() if key in inserted]
+    await _count(tx, recorded)
+    await _reschedule(tx, recorded)
+    earlier = await _existing(tx, [key for key in firsts if key not in inserted])
+    return _Recorded(fresh, firsts, inserted, earlier)
+
+
+async def _player_ids(
+    tx: Conn,
+    items: list[_Item],
+    known: dict[tuple[int, str], tuple[int, str]],
+    wanted: dict[tuple[int, str], AnswerRequest],
+) -> dict[tuple[int, str], tuple[int, str]]:
+    """Upsert the `wanted` players (the rest are `known`) and set each item's player id;
+    returns the upserted ones, remembered only once the transaction has committed."""
+    fresh: dict[tuple[int, str], tuple[int, str]] = {}
+    for provisional in (False, True):
+        group = [r for r in wanted.values() if r.provisional_name is provisional]
+        if group:
+            fresh.update(await _upsert_players(tx, group, provisional=provisional))
+    for item in items:
+        key = (item.request.team_id, item.request.user)
+        item.player_id = (fresh.get(key) or known[key])[0]
+    return fresh
 
 
 def _firsts(items: list[_Item]) -> dict[tuple[int, int], _Item]:

@@ -7,11 +7,13 @@ sqlite.py (one writer, WAL readers) and postgres.py (an asyncpg pool) implement 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 Dialect = Literal["sqlite", "postgres"]
+T = TypeVar("T")
+Work = Callable[["Conn"], Coroutine[Any, Any, T]]
 
 
 def param(dialect: Dialect, n: int, pg_type: str) -> str:
@@ -74,6 +76,13 @@ class Engine(Protocol):
 
     def transaction(self) -> AbstractAsyncContextManager[Conn]:
         """A write transaction, committed on success; inside an open one, that same one."""
+        ...
+
+    async def run_transaction(self, work: Work[T]) -> T:
+        """`work(conn)` in a write transaction of its own, committed on success; never inside an
+        open one. `work` awaits only its statements (nothing else: no lock, no sleep, no other
+        task), so SQLite runs all of it, BEGIN to COMMIT, in one call on its connection's thread
+        (one trip instead of one per statement); PostgreSQL runs it as `transaction()` would."""
         ...
 
     def snapshot(self) -> AbstractAsyncContextManager[Conn]:

@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.engine import Dialect
+from bot.storage.engine import Dialect, T, Work
 from bot.storage.urls import display_url
 
 POOL_MIN = 1
@@ -99,6 +99,12 @@ class PgEngine:
                 yield tx
             finally:
                 self._current.reset(token)
+
+    async def run_transaction(self, work: Work[T]) -> T:
+        if self.current() is not None:
+            raise RuntimeError("run_transaction opens a transaction of its own")
+        async with self.transaction() as tx:
+            return await work(tx)
 
     @asynccontextmanager
     async def snapshot(self) -> AsyncIterator[PgConn]:

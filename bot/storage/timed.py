@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
-from bot.storage.engine import Conn, Dialect, Engine
+from bot.storage.engine import Conn, Dialect, Engine, T, Work
 
 Observer = Callable[[str, float], None]
 
@@ -53,6 +53,13 @@ class TimedEngine:
 
     def transaction(self) -> AbstractAsyncContextManager[Conn]:
         return self._timed("transaction", self._inner.transaction())
+
+    async def run_transaction(self, work: Work[T]) -> T:
+        started = time.perf_counter()
+        try:
+            return await self._inner.run_transaction(work)
+        finally:
+            self.observe("transaction", time.perf_counter() - started)
 
     def snapshot(self) -> AbstractAsyncContextManager[Conn]:
         return self._timed("snapshot", self._inner.snapshot())

@@ -24,7 +24,9 @@ new user; its verdict is the interaction callback (an ephemeral message, type 4)
 The fake validates a sample of the bodies against Discord's OpenAPI description (every body costs
 the bench CPU the apps would then share); any body Discord would refuse is printed. Not a test:
 it exits 0 unless it cannot run at all. --profile PATH runs the serve child under cProfile (its
-stats written at its clean exit) to see where a click's CPU goes.
+stats written at its clean exit) to see where a click's CPU goes; --pyspy PATH samples both apps'
+open loop in round 1 with py-spy (all threads, the SQLite ones too; collapsed stacks, bare's in
+PATH.bare).
 
 Run: .venv/bin/python tests/bench/discord_load.py [--rounds 4 --rate 200 --seconds 5
      --clients 64 --users 50000]
@@ -53,7 +55,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]  # fake_discord lives in tests/ 
 
 from aiohttp import web  # noqa: E402
 from fake_discord import FakeDiscord, custom_ids, user  # noqa: E402
-from loadkit import Child, child_env, pct, stored_values  # noqa: E402
+from loadkit import Child, Sampler, child_env, pct, stored_values  # noqa: E402
 
 BARE = HERE / "bare_discord.py"
 STARTUP_SECONDS = 60.0
@@ -240,13 +242,14 @@ async def question_message(fake: BenchDiscord) -> int:
 
 async def bench_round(
     name: str, fake: BenchDiscord, args: argparse.Namespace, message: int | None, db: Path,
-    profile: Path | None, measure_rss: bool,
+    profile: Path | None, measure_rss: bool, pyspy: str | None = None,
 ) -> tuple[Round, int]:  # fmt: skip
     result = Round(name)
     spawned = mono()
     identified = fake.identifies
     child = await start(name, fake, db, profile, args.root.resolve())
     tokens: list[str] = []
+    sampler = None
     try:
         result.startup = await first_answer(fake, child, identified, spawned)
         if name == "serve":
@@ -256,6 +259,9 @@ async def bench_round(
         for _ in range(WARMUP_CLICKS):
             await clicker.click_and_wait(10)
         await asyncio.sleep(0.5)
+        sampler = Sampler(child.proc.pid, pyspy) if pyspy else None
+        if sampler is not None:
+            await sampler.start()
 
         # 2. open loop
         total = max(1, round(args.rate * args.seconds))
@@ -277,6 +283,8 @@ async def bench_round(
         result.o_clicks, result.o_answered = total, sum(1 for x in lat if x < math.inf)
         result.o_p50, result.o_p99 = pct(lat, 50), pct(lat, 99)
         tokens += sends
+        if sampler is not None:
+            await sampler.stop()
         await asyncio.sleep(0.5)
 
         # 3. closed loop
@@ -314,6 +322,8 @@ async def bench_round(
     except Exception as exc:  # a figure missing is reported, the other rounds still run
         result.problems.append(f"not measured: {exc!r}")
     finally:
+        if sampler is not None:
+            await sampler.stop()  # only if the open loop failed: done there otherwise
         result.exit_code, _ = await child.stop(STOP_SECONDS)
         if result.exit_code != 0:
             result.problems.append(f"exit code {result.exit_code}")
@@ -412,8 +422,10 @@ async def run(args: argparse.Namespace) -> tuple[list[tuple[Round, Round]], Benc
                 with tempfile.TemporaryDirectory(prefix="zq-dbench-") as tmp:
                     profile = args.profile if name == "serve" and i == 0 else None
                     rss = i >= args.rounds - args.rss_rounds
+                    spy = None if args.pyspy is None or i else str(args.pyspy)
+                    spy = f"{spy}.bare" if spy and name == "bare" else spy
                     got[name], message = await bench_round(
-                        name, fake, args, message, Path(tmp) / "bench.sqlite3", profile, rss
+                        name, fake, args, message, Path(tmp) / "bench.sqlite3", profile, rss, spy
                     )
             rounds.append((got["bare"], got["serve"]))
     finally:
@@ -433,6 +445,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--settle", type=float, default=10, help="wait for late callbacks (default 10)")
     p.add_argument("--profile", type=Path, default=None, help="cProfile the first serve child")
+    p.add_argument(
+        "--pyspy", type=Path, default=None, help="py-spy round 1's open loop (bare: PATH.bare)"
+    )
     p.add_argument(
         "--root",
         type=Path,

@@ -1,0 +1,79 @@
+"""`Engine.run_transaction`, the group commit's transaction: on SQLite all of it (BEGIN, its
+statements, COMMIT) runs in one call on the writer's thread, so it must keep what a transaction
+promises: committed together on success, nothing of it on failure, the writer usable afterwards.
+On both backends (PostgreSQL runs it as an ordinary transaction)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pg_server import look, on_both_backends
+
+from bot.storage import Store
+from bot.storage.engine import Conn
+
+pytestmark = on_both_backends
+
+ADD = "INSERT INTO teams (platform, team) VALUES ($1, $2)"
+COUNT = "SELECT COUNT(*) FROM teams WHERE platform = 'trip'"
+
+
+async def test_its_statements_commit_together_and_return_what_the_work_returns(
+    db: Store, db_target: str
+) -> None:
+    async def work(tx: Conn) -> int:
+        await tx.execute(ADD, "trip", "T1")
+        await tx.executemany(ADD, [("trip", "T2"), ("trip", "T3")])
+        return int(await tx.fetchval(COUNT))  # sees its own writes
+
+    assert await db._engine.run_transaction(work) == 3
+    assert await look(db_target, COUNT) == [(3,)]
+
+
+async def test_a_failing_statement_leaves_nothing_and_the_next_one_commits(
+    db: Store, db_target: str
+) -> None:
+    async def failing(tx: Conn) -> None:
+        await tx.execute(ADD, "trip", "T1")
+        await tx.execute(ADD, "trip", "T1")  # the same team twice: UNIQUE refuses it
+
+    with pytest.raises(Exception, match=r"(?i)unique"):
+        await db._engine.run_transaction(failing)
+    assert await look(db_target, COUNT) == [(0,)]
+
+    async def works(tx: Conn) -> None:
+        await tx.execute(ADD, "trip", "T1")
+
+    await db._engine.run_transaction(works)
+    assert await look(db_target, COUNT) == [(1,)]
+
+
+async def test_work_that_waits_for_anything_but_its_statements_is_refused_on_sqlite(
+    db: Store, db_target: str
+) -> None:
+    """On SQLite the work runs on the writer's thread, where nothing else can be awaited: it is
+    refused and rolled back rather than run half-way (PostgreSQL can wait, so it just runs)."""
+
+    async def waits(tx: Conn) -> None:
+        await tx.execute(ADD, "trip", "T1")
+        await asyncio.sleep(0)
+        await tx.execute(ADD, "trip", "T2")
+
+    if db._engine.dialect == "sqlite":
+        with pytest.raises(RuntimeError, match="awaited something"):
+            await db._engine.run_transaction(waits)
+        assert await look(db_target, COUNT) == [(0,)]
+    else:
+        await db._engine.run_transaction(waits)
+        assert await look(db_target, COUNT) == [(2,)]
+
+
+async def test_it_is_refused_inside_an_open_transaction(db: Store, db_target: str) -> None:
+    async def work(tx: Conn) -> None:
+        await tx.execute(ADD, "trip", "T1")
+
+    with pytest.raises(RuntimeError, match="of its own"):
+        async with db.transaction():
+            await db._engine.run_transaction(work)
+    assert await look(db_target, COUNT) == [(0,)]
