@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from adapters import codecache
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
 from adapters.health import start_server
 from adapters.progress import for_log
@@ -236,6 +237,7 @@ async def serve(
         # The metrics registry (prometheus_client's import) once the first events are likely
         # answered; counts made before it are kept and replayed (adapters/metrics.py).
         loop.call_later(METRICS_AFTER, runtime.metrics.load)
+        loop.call_later(METRICS_AFTER, codecache.CACHE.save)  # this start's new code, if any
         await _first(stop.wait(), runtime.lost.wait())
         if runtime.lost.is_set() and not stop.is_set():
             print(f"zeroquiz: {runtime.lost_reason}; stopping, restart me", file=sys.stderr)
