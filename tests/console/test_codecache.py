@@ -1,6 +1,7 @@
-"""Dataclasses' code kept between starts (adapters/codecache.py): every class on serve's path is
-built from the same code as without the cache, a second start takes it all from the file, and a
-file that is missing, garbage, someone else's or unwritable is a miss, never an error."""
+"""Dataclasses' and namedtuples' code kept between starts (adapters/codecache.py): every class on
+serve's path is built from the same code as without the cache, a second start takes it all from
+the file, and a file that is missing, garbage, someone else's or unwritable is a miss, never an
+error."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from typing import Any
 
 from adapters.codecache import FORMAT, NAME, CodeCache, read
 
-# Every dataclass in every loaded module, and of each method dataclasses generated (compiled from
-# "<string>") everything a caller could notice: its code (recursively), annotations and defaults.
+# Every dataclass and namedtuple in every loaded module, and of each method generated for it
+# (compiled from "<string>") all a caller could notice: code (recursively), annotations, defaults.
 FINGERPRINT = r"""
 import dataclasses, json, re, sys, types
 if sys.argv[1] == "without":  # the same imports with dataclasses' own exec
@@ -35,10 +36,14 @@ def plain(value):
 found = {}
 for name, module in list(sys.modules.items()):
     for cls in list(vars(module).values()):
-        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        if not isinstance(cls, type):
+            continue
+        named = issubclass(cls, tuple) and "_fields" in vars(cls)
+        if not (dataclasses.is_dataclass(cls) or named):
             continue
         methods = {}
         for attr, fn in vars(cls).items():
+            fn = getattr(fn, "__func__", fn)  # a namedtuple's __new__ is a staticmethod
             if isinstance(fn, types.FunctionType) and fn.__code__.co_filename == "<string>":
                 methods[attr] = [code(fn.__code__), plain(fn.__annotations__),
                                  plain(fn.__defaults__), plain(fn.__kwdefaults__),
@@ -67,13 +72,14 @@ def test_every_dataclass_on_serves_path_is_built_from_the_same_code(tmp_path: Pa
     first = fingerprint("with", tmp_path)  # compiles and writes the file
     second = fingerprint("with", tmp_path)  # takes every text from it
     classes = without["classes"]
-    assert isinstance(classes, dict) and len(classes) > 80
-    assert sum(len(methods) for methods in classes.values()) > 300
+    assert isinstance(classes, dict) and len(classes) > 120
+    assert sum(len(methods) for methods in classes.values()) > 400
+    assert any("<lambda>" in str(methods.get("__new__")) for methods in classes.values())
     assert first["classes"] == classes
     assert second["classes"] == classes
-    assert first["from_cache"][1] > 300
+    assert first["from_cache"][1] > 400
     used, added = second["from_cache"]
-    assert used > 300 and added == 0
+    assert used > 400 and added == 0
     written = tmp_path / "zeroquiz" / NAME
     assert stat.S_IMODE(written.stat().st_mode) == 0o600
 
@@ -98,16 +104,31 @@ def test_the_code_of_a_text_is_what_exec_compiles(tmp_path: Path) -> None:
     assert not again.added
 
 
+def test_eval_is_evals_own_with_the_cache(tmp_path: Path) -> None:
+    cache = CodeCache(tmp_path / NAME, {})
+    namespace = {"_tuple_new": tuple.__new__, "__builtins__": {}}
+    text = " \tlambda _cls, a, b: _tuple_new(_cls, (a, b))"  # eval strips the leading blanks
+    made = cache.eval(text, namespace)
+    # eval as namedtuple calls it: from code without `from __future__ import annotations`
+    runner = compile("eval(text, namespace)", "<runner>", "eval", dont_inherit=True)
+    want = eval(runner, {"text": text, "namespace": namespace})
+    assert made.__code__ == want.__code__ and made.__globals__ is want.__globals__
+    assert made(tuple, 1, 2) == (1, 2)
+    assert cache.eval("x + 1", None, {"x": 41}) == 42
+    cache.save()
+    assert set(read(tmp_path / NAME)) == {("eval", text.lstrip()), ("eval", "x + 1")}
+
+
 def test_garbage_someone_elses_or_a_foreign_python_is_a_miss(tmp_path: Path) -> None:
     where = tmp_path / NAME
     cache = CodeCache(where, {})
     cache.code("x = 1")
     cache.save()
-    assert set(read(where)) == {"x = 1"}
+    assert set(read(where)) == {("exec", "x = 1")}
     data = where.read_bytes()
     where.write_bytes(data[: len(data) // 2])
     assert read(where) == {}
-    where.write_bytes(b"zeroquiz code cache 1\n3.99.0 (another)\n" + data[len(FORMAT) :])
+    where.write_bytes(b"zeroquiz code cache 2\n3.99.0 (another)\n" + data[len(FORMAT) :])
     assert read(where) == {}
     where.write_bytes(data)
     where.chmod(0o644)
@@ -118,7 +139,7 @@ def test_garbage_someone_elses_or_a_foreign_python_is_a_miss(tmp_path: Path) -> 
         assert read(where) == {}
     finally:
         tmp_path.chmod(0o700)
-    assert set(read(where)) == {"x = 1"}
+    assert set(read(where)) == {("exec", "x = 1")}
     assert read(tmp_path / "missing" / NAME) == {}
 
 
