@@ -76,23 +76,30 @@ def slack_questions(fake: FakeSlack) -> list[str]:
     return [ts for ts, m in fake.posted.items() if any(b["type"] == "actions" for b in m["blocks"])]
 
 
+async def crash_in_the_post_window(
+    fake: FakeSlack, http: aiohttp.ClientSession, db: Path, serves: list[Serve]
+) -> tuple[Serve, str]:
+    """`/zeroquiz question`; Slack shows it, and the serve is killed before hearing so. The
+    second serve on the same database, and its address."""
+    first = await start_serve(serves, db, slack_env(fake))
+    url = await first.http_url()
+    fake.holds["chat.postMessage"] = 1  # posted on screen; the answer never reaches the app
+    body = urlencode(slash_payload("question", "U1", fake.response_url(fake.new_key())))
+    assert await slack_post(http, url, body) == 200
+    await poll(lambda: len(slack_questions(fake)) == 1, "the question on screen", WAIT)
+    assert await first.kill() == -signal.SIGKILL
+    fake.released.set()
+    second = await start_serve(serves, db, slack_env(fake))
+    return second, await second.http_url()
+
+
 async def test_slack_crash_after_posting_finds_the_question_and_shows_it_once(
     fake: FakeSlack, tmp_path: Path, serves: list[Serve]
 ) -> None:
     db = tmp_path / "crash.sqlite3"
     fake.add_user("UP1", "Pat One")
-    first = await start_serve(serves, db, slack_env(fake))
-    url = await first.http_url()
-    fake.holds["chat.postMessage"] = 1  # posted on screen; the answer never reaches the app
     async with aiohttp.ClientSession() as http:
-        body = urlencode(slash_payload("question", "U1", fake.response_url(fake.new_key())))
-        assert await slack_post(http, url, body) == 200
-        await poll(lambda: len(slack_questions(fake)) == 1, "the question on screen", WAIT)
-        assert await first.kill() == -signal.SIGKILL
-        fake.released.set()
-
-        second = await start_serve(serves, db, slack_env(fake))
-        url = await second.http_url()
+        second, url = await crash_in_the_post_window(fake, http, db, serves)
         await poll(lambda: bool(fake.calls_to("conversations.history")), "the look back", WAIT)
         [ts] = slack_questions(fake)
         await poll(lambda: posted_at(db) is not None, "the round marked posted", WAIT)
@@ -130,18 +137,8 @@ async def test_slack_crash_without_history_leaves_a_copy_that_counts_and_is_reve
     db = tmp_path / "crash.sqlite3"
     fake.add_user("UP1", "Pat One")
     fake.add_user("UP2", "Pat Two")
-    first = await start_serve(serves, db, slack_env(fake))
-    url = await first.http_url()
-    fake.holds["chat.postMessage"] = 1  # posted on screen; the answer never reaches the app
     async with aiohttp.ClientSession() as http:
-        body = urlencode(slash_payload("question", "U1", fake.response_url(fake.new_key())))
-        assert await slack_post(http, url, body) == 200
-        await poll(lambda: len(slack_questions(fake)) == 1, "the question on screen", WAIT)
-        assert await first.kill() == -signal.SIGKILL
-        fake.released.set()
-
-        second = await start_serve(serves, db, slack_env(fake))
-        url = await second.http_url()
+        second, url = await crash_in_the_post_window(fake, http, db, serves)
         await poll(lambda: len(slack_questions(fake)) == 2, "the question posted again", WAIT)
         stray, own = slack_questions(fake)
 
