@@ -48,7 +48,25 @@ def sqlite_sql(sql: str) -> str:
     return _PLACEHOLDER.sub(r"?\1", sql)
 
 
-class SqliteConn:
+class _FromRows:
+    """fetchval and script in terms of fetchrow and execute, for both SQLite connections."""
+
+    async def execute(self, sql: str, *params: Any) -> int:
+        raise NotImplementedError
+
+    async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
+        raise NotImplementedError
+
+    async def fetchval(self, sql: str, *params: Any) -> Any:
+        row = await self.fetchrow(sql, *params)
+        return row[0] if row is not None else None
+
+    async def script(self, statements: Iterable[str]) -> None:
+        for statement in statements:
+            await self.execute(statement)
+
+
+class SqliteConn(_FromRows):
     """The statements available on one connection (inside a transaction or a read snapshot).
 
     Each statement is one trip to the connection's thread and back (aiosqlite's cursors make
@@ -83,14 +101,6 @@ class SqliteConn:
     async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
         return await self._run(_fetchone, sql, params)
 
-    async def fetchval(self, sql: str, *params: Any) -> Any:
-        row = await self.fetchrow(sql, *params)
-        return row[0] if row is not None else None
-
-    async def script(self, statements: Iterable[str]) -> None:
-        for statement in statements:
-            await self.execute(statement)
-
 
 # Run on a connection's own thread. Each closes its cursor before returning: a statement left
 # open (a PRAGMA's row not read) would hold its lock.
@@ -119,7 +129,7 @@ def _fetchone(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> sqli
         cursor.close()
 
 
-class DirectConn:
+class DirectConn(_FromRows):
     """The same statements, run right here: only ever on the connection's own thread, inside
     `run_transaction`'s one call. Its coroutines never suspend (nothing they await waits), so
     that call drives a whole transaction's coroutine to its end in one `send`."""
@@ -140,14 +150,6 @@ class DirectConn:
 
     async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
         return _fetchone(self._conn, sqlite_sql(sql), params)
-
-    async def fetchval(self, sql: str, *params: Any) -> Any:
-        row = await self.fetchrow(sql, *params)
-        return row[0] if row is not None else None
-
-    async def script(self, statements: Iterable[str]) -> None:
-        for statement in statements:
-            await self.execute(statement)
 
 
 def _transact(conn: sqlite3.Connection, work: Work[T]) -> T:
