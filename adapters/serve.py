@@ -139,13 +139,15 @@ def installed_version() -> str:
     return version()
 
 
-async def _metrics_later(runtime: Runtime) -> None:
-    """Make the metrics registry METRICS_AFTER seconds after ready. The import runs on a thread
-    (the interpreter switches threads every 5 ms), so clicks meanwhile wait ~7 ms at most, not
-    the ~40 ms the import takes; the replay of the kept counts is quick and on the loop."""
+async def _after_ready(runtime: Runtime) -> None:
+    """METRICS_AFTER seconds after ready: the metrics registry, then this start's new generated
+    code saved (adapters/codecache.py). The registry's import runs on a thread (the interpreter
+    switches threads every 5 ms), so clicks meanwhile wait ~7 ms at most, not the ~40 ms the
+    import takes; the replay of the kept counts is quick and on the loop."""
     await asyncio.sleep(METRICS_AFTER)
     await asyncio.to_thread(importlib.import_module, "adapters.prom")
     runtime.metrics.load()
+    codecache.CACHE.save()
 
 
 async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
@@ -246,8 +248,7 @@ async def serve(
         notify("READY=1", os.environ)  # systemd's Type=notify: every surface is connected
         # The metrics registry (prometheus_client's import) once the first events are likely
         # answered; counts made before it are kept and replayed (adapters/metrics.py).
-        later = loop.create_task(_metrics_later(runtime))
-        loop.call_later(METRICS_AFTER, codecache.CACHE.save)  # this start's new code, if any
+        later = loop.create_task(_after_ready(runtime))
         await _first(stop.wait(), runtime.lost.wait())
         later.cancel()
         if runtime.lost.is_set() and not stop.is_set():
