@@ -26,7 +26,10 @@ the bench CPU the apps would then share); any body Discord would refuse is print
 it exits 0 unless it cannot run at all. --profile PATH runs the serve child under cProfile (its
 stats written at its clean exit) to see where a click's CPU goes; --pyspy PATH samples both apps'
 open loop in round 1 with py-spy (all threads, the SQLite ones too; collapsed stacks, bare's in
-PATH.bare).
+PATH.bare). --floor adds a third app to every round: the bare client that first commits each click
+durably (bare_discord.py with BARE_RECORD: one row, one fsync'd commit, then the answer), the
+least any app that keeps "acknowledged means recorded" can pay; its columns show what part of
+serve's excess over the bare client is the durable commit itself.
 
 Run: .venv/bin/python tests/bench/discord_load.py [--rounds 4 --rate 200 --seconds 5
      --clients 64 --users 50000]
@@ -196,6 +199,7 @@ async def start(
         cmd = [*python, "-m", "adapters.cli", "serve", "--db", str(db)]
     else:
         cmd = [sys.executable, str(BARE)]
+        env = env | ({"BARE_RECORD": str(db)} if name == "floor" else {})
     child = Child(name, await asyncio.create_subprocess_exec(
         *cmd, env=env, cwd=str(root), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -365,7 +369,7 @@ def median(values: list[float]) -> float:
     return statistics.median(real) if real else math.nan
 
 
-def report(rounds: list[tuple[Round, Round]], args: argparse.Namespace) -> None:
+def report(rounds: list[dict[str, Round]], args: argparse.Namespace) -> None:
     def label(text: str) -> str:
         return (
             text.replace("RATE", f"{args.rate:g}")
@@ -375,47 +379,65 @@ def report(rounds: list[tuple[Round, Round]], args: argparse.Namespace) -> None:
 
     print()
     print(f"{len(rounds)} rounds; per round bare | serve | serve/bare, then the medians")
+    floor = all("floor" in r for r in rounds)
+    if floor:
+        print("(--floor: then | floor | floor/bare | serve/floor)")
     for title, attr, fmt, goal, ok in FIGURES:
         print(f"\n{label(title)}")
         ratios = []
-        for i, (bare, serve) in enumerate(rounds, 1):
-            b, s = float(getattr(bare, attr)), float(getattr(serve, attr))
-            r = s / b if b and not (math.isnan(b) or math.isnan(s)) else math.nan
+        for i, got in enumerate(rounds, 1):
+            b, s = float(getattr(got["bare"], attr)), float(getattr(got["serve"], attr))
+            r = _ratio(s, b)
             ratios.append(r)
             shown = [fmt(x) if not math.isnan(x) else "-" for x in (b, s)]
-            print(f"  round {i}: {shown[0]:>12} | {shown[1]:>12} | {r:5.2f}")
-        mb = median([float(getattr(b, attr)) for b, _ in rounds])
-        ms_ = median([float(getattr(s, attr)) for _, s in rounds])
-        mr = ms_ / mb if mb and not math.isnan(mb) else math.nan
+            line = f"  round {i}: {shown[0]:>12} | {shown[1]:>12} | {r:5.2f}"
+            if floor:
+                f = float(getattr(got["floor"], attr))
+                line += f" | {fmt(f) if not math.isnan(f) else '-':>12} | {_ratio(f, b):5.2f}"
+                line += f" | {_ratio(s, f):5.2f}"
+            print(line)
+        mb = median([float(getattr(got["bare"], attr)) for got in rounds])
+        ms_ = median([float(getattr(got["serve"], attr)) for got in rounds])
+        mr = _ratio(ms_, mb)
         verdict = "" if ok is None or math.isnan(mr) else ("PASS" if ok(mr) else "MISS")
         spread = [r for r in ratios if not math.isnan(r)]
         extent = f" (rounds {min(spread):.2f}-{max(spread):.2f})" if spread else ""
-        print(
+        line = (
             f"  median : {fmt(mb) if not math.isnan(mb) else '-':>12} | "
             f"{fmt(ms_) if not math.isnan(ms_) else '-':>12} | {mr:5.2f}{extent}"
             + (f"   goal {goal} {verdict}" if goal else "")
         )
+        if floor:
+            mf = median([float(getattr(got["floor"], attr)) for got in rounds])
+            line += f"\n  floor  : {fmt(mf) if not math.isnan(mf) else '-':>12}"
+            line += f" | floor/bare {_ratio(mf, mb):5.2f} | serve/floor {_ratio(ms_, mf):5.2f}"
+        print(line)
     print()
-    lost = sum(s.lost for _, s in rounds)
-    acknowledged = sum(s.acknowledged for _, s in rounds)
+    lost = sum(got["serve"].lost for got in rounds)
+    acknowledged = sum(got["serve"].acknowledged for got in rounds)
     print(f"lost clicks (serve): {lost} of {acknowledged} acknowledged as recorded   goal 0 "
           f"{'PASS' if lost == 0 and acknowledged else 'MISS'}")  # fmt: skip
-    unanswered = [(s.o_clicks - s.o_answered, b.o_clicks - b.o_answered) for b, s in rounds]
-    print(f"open-loop clicks never answered (serve, bare) per round: {unanswered}")
-    for i, pair in enumerate(rounds, 1):
-        for one in pair:
+    unanswered = [{n: r.o_clicks - r.o_answered for n, r in got.items()} for got in rounds]
+    print(f"open-loop clicks never answered per round: {unanswered}")
+    for i, got in enumerate(rounds, 1):
+        for one in got.values():
             for problem in one.problems:
                 print(f"  round {i} {one.name}: {problem}")
 
 
-async def run(args: argparse.Namespace) -> tuple[list[tuple[Round, Round]], BenchDiscord]:
+def _ratio(a: float, b: float) -> float:
+    return a / b if b and not (math.isnan(a) or math.isnan(b)) else math.nan
+
+
+async def run(args: argparse.Namespace) -> tuple[list[dict[str, Round]], BenchDiscord]:
     fake = BenchDiscord()
     await fake.start()
-    rounds: list[tuple[Round, Round]] = []
+    rounds: list[dict[str, Round]] = []
     message: int | None = None
+    names = ["serve", "floor", "bare"] if args.floor else ["serve", "bare"]
     try:
         for i in range(args.rounds):
-            order = ["serve", "bare"] if i % 2 == 0 or message is None else ["bare", "serve"]
+            order = names if i % 2 == 0 or message is None else names[::-1]
             got: dict[str, Round] = {}
             for name in order:
                 print(f"round {i + 1}: {name}...", file=sys.stderr, flush=True)
@@ -423,11 +445,11 @@ async def run(args: argparse.Namespace) -> tuple[list[tuple[Round, Round]], Benc
                     profile = args.profile if name == "serve" and i == 0 else None
                     rss = i >= args.rounds - args.rss_rounds
                     spy = None if args.pyspy is None or i else str(args.pyspy)
-                    spy = f"{spy}.bare" if spy and name == "bare" else spy
+                    spy = f"{spy}.{name}" if spy and name != "serve" else spy
                     got[name], message = await bench_round(
                         name, fake, args, message, Path(tmp) / "bench.sqlite3", profile, rss, spy
                     )
-            rounds.append((got["bare"], got["serve"]))
+            rounds.append(got)
     finally:
         await fake.stop()
     return rounds, fake
@@ -447,6 +469,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--profile", type=Path, default=None, help="cProfile the first serve child")
     p.add_argument(
         "--pyspy", type=Path, default=None, help="py-spy round 1's open loop (bare: PATH.bare)"
+    )
+    p.add_argument(
+        "--floor", action="store_true", help="also run the bare client that records each click"
     )
     p.add_argument(
         "--root",
