@@ -129,6 +129,7 @@ class Call:
     method: str
     path: str
     body: Any
+    query: str = ""
 
 
 @dataclass
@@ -256,7 +257,7 @@ class FakeDiscord:
             request[FILES] = files
         else:
             body = await request.json() if request.can_read_body else None
-        self.calls.append(Call(request.method, request.path, body))
+        self.calls.append(Call(request.method, request.path, body, request.query_string))
         return body
 
     async def _multipart(self, request: web.Request) -> tuple[Any, dict[int, tuple[str, bytes]]]:
@@ -477,7 +478,10 @@ class FakeDiscord:
             head["response_message_id"] = message["id"]
             reply["resource"] = {"type": kind, "message": message}
             self.response_ids[token] = int(message["id"])
-        return await self._cut("callback", request, self._json(reply))
+        # As Discord: the callback object only when asked for (`with_response`), else 204.
+        wanted = request.query.get("with_response", "").lower() in ("1", "true")
+        answer = self._json(reply) if wanted else web.Response(status=204)
+        return await self._cut("callback", request, answer)
 
     async def followup(self, request: web.Request) -> web.Response:
         body = await self._read(request)

@@ -1,10 +1,12 @@
 """A click's verdict: one ephemeral message, sent without reading back the message it created.
 
-`InteractionResponse.send_message` asks Discord for the created message (`with_response`) and
+`InteractionResponse.send_message` asks Discord for the created message (`with_response=1`) and
 builds a discord.py `InteractionCallbackResponse` and `InteractionMessage` from it, a Message
-parse per click that nothing here reads. This sends the same request through the same discord.py
-webhook adapter (its rate-limit and 5xx retries, its errors) and marks the interaction answered
-as `send_message` does, so `is_done()` and a second answer's refusal behave as before.
+parse per click that nothing here reads. This sends the same body to the same endpoint through
+the same discord.py webhook adapter (its rate-limit and 5xx retries, its errors) without asking
+for the created message, so Discord answers 204 with no body to send, receive or decode, and
+marks the interaction answered as `send_message` does, so `is_done()` and a second answer's
+refusal behave as before.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import discord
 from discord.enums import InteractionResponseType
+from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
 CHANNEL_MESSAGE = InteractionResponseType.channel_message
@@ -43,12 +46,17 @@ async def send_ephemeral(interaction: discord.Interaction, embed: discord.Embed)
         previous_allowed_mentions=state.allowed_mentions,
     )
     http = state.http
-    await async_context.get().create_interaction_response(
-        interaction.id,
-        interaction.token,
+    route = Route(
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction.id,
+        webhook_token=interaction.token,
+    )  # AsyncWebhookAdapter.create_interaction_response's route, without `with_response`
+    await async_context.get().request(
+        route,
         session=interaction._session,
         proxy=http.proxy,
         proxy_auth=http.proxy_auth,
-        params=params,
+        payload=params.payload,
     )
     response._response_type = CHANNEL_MESSAGE

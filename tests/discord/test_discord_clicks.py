@@ -36,6 +36,9 @@ async def test_a_click_is_answered_and_recorded_even_if_its_message_lacks_the_bu
 
     verdict = await fake_discord.reply_to(await fake_discord.click(mid, ids[right], user(1)))
     assert verdict["flags"] & EPHEMERAL and text_of(verdict).startswith("✅ Correct!")
+    # The verdict doesn't ask Discord for the message it created: nothing reads it (a 204).
+    callback = [c for c in fake_discord.calls if c.path.endswith("/callback")][-1]
+    assert "with_response" not in callback.query and callback.body["type"] == 4
 
     bare = fake_discord.messages[mid] | {"components": []}  # as delivered, without buttons
     wrong = (right + 1) % len(ids)
