@@ -37,6 +37,11 @@ if TYPE_CHECKING:  # aiohttp's server only when metrics or Slack's HTTP mode ask
     from aiohttp import web
 
 log = logging.getLogger("zeroquiz")
+# How long a thread may hold the GIL while another waits for it (CPython's default: 5 ms). The
+# database's writer thread gives the GIL up around each SQLite call (~12 per commit) and must win
+# it back from the event loop's thread each time: while the loop is busy with clicks, every one
+# of those waits could last the whole interval, so a commit took tens of ms (docs/measured.md).
+SWITCH_INTERVAL = 0.0005
 METRICS_AFTER = 1.0  # seconds after ready: the metrics registry is made then, or at a scrape
 
 
@@ -245,6 +250,7 @@ async def serve(
         # took ~45 ms of CPU each on the 2-core machine (a click waiting behind one is late by
         # that much, which decided p99) and ~8 ms after this (docs/measured.md).
         gc.freeze()
+        sys.setswitchinterval(SWITCH_INTERVAL)
         notify("READY=1", os.environ)  # systemd's Type=notify: every surface is connected
         # The metrics registry (prometheus_client's import) once the first events are likely
         # answered; counts made before it are kept and replayed (adapters/metrics.py).
