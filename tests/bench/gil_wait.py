@@ -77,6 +77,7 @@ async def main(args: argparse.Namespace) -> None:
         db = await Store.open(Path(tmp) / "bench.sqlite3")
         quiz = build_quiz(db, load_bank(), FakeClock(), random.Random(1))
         view = await quiz.start_round(ChannelRef("bench", "T", "C"))
+        assert view is not None
         for i in range(50):  # warm: caches, statements prepared
             await quiz.answer(view.round_id, UserRef("bench", "T", f"W{i}", f"W {i}"), i % 4)
         first = 0
@@ -89,8 +90,9 @@ async def main(args: argparse.Namespace) -> None:
                 got[s].append((pct(lat, 50), pct(lat, 99)))
         sys.setswitchinterval(DEFAULT)
         await db.close()
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.answers} answers per round, loop busy "
-          f"{args.busy_ms:g} ms then idle {args.idle_ms:g} ms; medians of {args.rounds} rounds")  # fmt: skip
+    load = os.getloadavg()[0]
+    print(f"load average {load:.2f}; {args.answers} answers per round, loop busy {args.busy_ms:g}"
+          f" ms then idle {args.idle_ms:g} ms; medians of {args.rounds} rounds")  # fmt: skip
     for s, rows in got.items():
         p50, p99 = (statistics.median(row[k] for row in rows) for k in range(2))
         spread = ", ".join(f"{row[1] * 1000:.1f}" for row in rows)
