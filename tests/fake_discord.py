@@ -920,10 +920,13 @@ class FakeDiscord:
         )
         app.router.add_post(f"{api}/channels/{{channel}}/messages", self.create_message)
         app.router.add_patch(f"{api}/channels/{{channel}}/messages/{{message}}", self.edit_message)
-        app.router.add_post(f"{api}/interactions/{{interaction}}/{{token}}/callback", self.callback)
-        app.router.add_post(f"{api}/webhooks/{{app}}/{{token}}", self.followup)
+        # A token is whatever the interaction carried: discord.py quotes a "/" in it as %2F,
+        # which the router decodes, so a token route takes any characters, "/" too.
+        token = "{token:.+}"
+        app.router.add_post(f"{api}/interactions/{{interaction}}/{token}/callback", self.callback)
+        app.router.add_post(f"{api}/webhooks/{{app}}/{token}", self.followup)
         app.router.add_patch(
-            f"{api}/webhooks/{{app}}/{{token}}/messages/@original", self.edit_original
+            f"{api}/webhooks/{{app}}/{token}/messages/@original", self.edit_original
         )
         app.router.add_get("/gw/", self.gateway)
         app.router.add_get("/cdn/{id}/{name}", self.cdn)
