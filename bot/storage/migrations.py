@@ -1,4 +1,5 @@
-"""Bringing a database to the schema (schema.py), one transaction per step; refusing a newer one.
+"""Bringing a database to the schema (schema.py): an older one a step per transaction, a new one
+in one; refusing a newer one.
 
 An existing database is upgraded one step per transaction, as it always was. A new one (version 0)
 gets every step's statements, in order, in ONE transaction: the same SQL, so the same schema, but
@@ -80,7 +81,8 @@ async def check_ours(conn: Conn, path: str, schema: Schema = SCHEMA) -> None:
 
 
 async def migrate(engine: Engine, schema: Schema = SCHEMA, progress: Progress = silent) -> None:
-    """Bring the database to `schema`'s version, one transaction per step; refuse a newer one.
+    """Bring the database to `schema`'s version (a new one in one transaction, an older one a
+    transaction per step); refuse a newer one.
 
     PostgreSQL replicas starting together take turns: the whole migration runs under a session
     advisory lock, and the version is read only once it is held. (SQLite's write lock orders
