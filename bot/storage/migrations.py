@@ -1,5 +1,10 @@
-"""Bringing a database to the schema (schema.py), one transaction per step; refusing a newer one.
+"""Bringing a database to the schema (schema.py): an older one a step per transaction, a new one
+in one; refusing a newer one.
 
+An existing database is upgraded one step per transaction, as it always was. A new one (version 0)
+gets every step's statements, in order, in ONE transaction: the same SQL, so the same schema, but
+one commit (one sync to disk) instead of one per step, which is most of a first start's cost
+(issue 25). Killed half-way, it leaves no schema at all, and the next start creates it again.
 The applied version is kept in `schema_version`, and mirrored in SQLite's `user_version`, which is
 what releases before the version table read, so an older ZeroQuiz refuses a newer file too.
 Every function takes the `Schema` to hold the database to: this release's unless a test builds
@@ -7,6 +12,9 @@ another (a step more, or fewer).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
 
 from bot.storage.engine import Conn, Engine
 from bot.storage.errors import DatabaseTooNewError, DatabaseUnusable
@@ -73,7 +81,8 @@ async def check_ours(conn: Conn, path: str, schema: Schema = SCHEMA) -> None:
 
 
 async def migrate(engine: Engine, schema: Schema = SCHEMA, progress: Progress = silent) -> None:
-    """Bring the database to `schema`'s version, one transaction per step; refuse a newer one.
+    """Bring the database to `schema`'s version (a new one in one transaction, an older one a
+    transaction per step); refuse a newer one.
 
     PostgreSQL replicas starting together take turns: the whole migration runs under a session
     advisory lock, and the version is read only once it is held. (SQLite's write lock orders
@@ -95,25 +104,35 @@ async def _migrate(engine: Engine, schema: Schema, progress: Progress) -> None:
     if current > schema.version:
         raise _too_new(engine.path, current, schema)
     due = [step for step in schema.steps if step.version > current]
+    # A new database: all of it at once, unless another process got to it first (then the
+    # steps below take it from wherever that one left it, each re-reading the version).
+    if current == 0 and due and await engine.run_transaction(partial(_apply, steps=due)):
+        return
     what = f"upgrading the schema from v{current} to v{schema.version}"
     report = progress if current else silent  # a new database's tables take no time to create
     if due:
         report(what, 0, len(due))
     for done, step in enumerate(due, start=1):
-        await _apply(engine, step)
+        async with engine.transaction() as tx:
+            await _apply(tx, [step])
         report(what, done, len(due))
 
 
-async def _apply(engine: Engine, step: Step) -> None:
-    async with engine.transaction() as tx:
-        # Re-read under the write lock: another process may have migrated meanwhile.
-        if await _version(tx) >= step.version:
-            return
-        await tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
+async def _apply(tx: Conn, steps: Sequence[Step]) -> bool:
+    """`steps` (consecutive) in the transaction `tx`; False, doing nothing, if the database
+    already has the first of them. It awaits nothing but `tx`'s statements (so SQLite can run
+    it in one trip: `Engine.run_transaction`)."""
+    # Re-read under the write lock: another process may have migrated meanwhile.
+    if await _version(tx) >= steps[0].version:
+        return False
+    await tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
+    for step in steps:
         await tx.script(step.statements(spelling(tx.dialect)))
         if step.backfill is not None:
             await step.backfill(tx)
-        await tx.execute("DELETE FROM schema_version")
-        await tx.execute("INSERT INTO schema_version (version) VALUES ($1)", step.version)
-        if tx.dialect == "sqlite":
-            await tx.execute(f"PRAGMA user_version = {int(step.version)}")
+    version = steps[-1].version
+    await tx.execute("DELETE FROM schema_version")
+    await tx.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
+    if tx.dialect == "sqlite":
+        await tx.execute(f"PRAGMA user_version = {int(version)}")
+    return True

@@ -57,8 +57,12 @@ class PgConn:
         return await self._conn.fetchval(sql, *params)
 
     async def script(self, statements: Iterable[str]) -> None:
-        for statement in statements:
-            await self._conn.execute(statement)
+        """Statements without parameters in one round trip (asyncpg sends a query without
+        arguments as one simple query, which may hold several); a new database's schema is
+        dozens of them."""
+        text = ";\n".join(statements)
+        if text:
+            await self._conn.execute(text)
 
 
 class PgEngine:

@@ -16,19 +16,24 @@ every command once, in turn), reported as median and p90 over the rounds:
   answered, against the bare discord.py client (tests/bench/bare_discord.py), with
   tests/bench/discord_load.py's own start-up measure.
 
+With --new-db, each serve above is also started on a new database every time ("new db": what
+tests/bench/discord_load.py and slack_load.py do each round, and a first deployment), beside the
+one on a database earlier starts made, in the same rounds and against the same baselines.
+
 Several --root checkouts can be compared in one run (e.g. the branch and a `git worktree` of
 main), each with its own ratios to the same baselines. HOME and XDG_CACHE_HOME point into a
 temporary folder so no cache of the user's is read; each checkout is byte-compiled first, as an
 installed copy is. Not a test: prints figures, exits 0.
 
 Run: .venv/bin/python tests/bench/startup_bench.py [--runs 15] [--root A --root B]
-     [--only play,slack,discord]
+     [--only play,slack,discord] [--new-db]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import subprocess
@@ -136,7 +141,17 @@ def label(root: Path) -> str:
     return root.name
 
 
-async def slack_targets(roots: list[Path], tmp: Path, fake: FakeApi) -> list[Target]:
+def databases(tmp: Path, name: str, new_db: bool) -> list[tuple[str, Callable[[], Path]]]:
+    """(label suffix, the database a start gets): the same file every time, and with `new_db`
+    also a new file every time."""
+    same = tmp / f"{name}.sqlite3"
+    fresh = (tmp / f"{name}-new{k}.sqlite3" for k in itertools.count())
+    return [("", lambda: same)] + ([(" new db", lambda: next(fresh))] if new_db else [])
+
+
+async def slack_targets(
+    roots: list[Path], tmp: Path, fake: FakeApi, new_db: bool = False
+) -> list[Target]:
     env = child_env(
         SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake.api_url,
         HOME=str(tmp), XDG_CACHE_HOME=str(tmp / "cache"),
@@ -156,17 +171,20 @@ async def slack_targets(roots: list[Path], tmp: Path, fake: FakeApi) -> list[Tar
             "bare", [sys.executable, str(HERE / "bare_bolt.py")], ROOT)),
     ]  # fmt: skip
     for n, root in enumerate(roots):
-        db = str(tmp / f"slack{n}.sqlite3")
-        cmd = [sys.executable, "-m", "adapters.cli", "serve", "--db", db, "--port", "0"]
-        targets.append(Target(
-            f"slack serve, {label(root)}",
-            lambda cmd=cmd, root=root: until_listening("serve", cmd, root),  # type: ignore[misc]
-            "slack bare Bolt",
-        ))  # fmt: skip
+        for suffix, db in databases(tmp, f"slack{n}", new_db):
+            cmd = [sys.executable, "-m", "adapters.cli", "serve", "--port", "0", "--db"]
+            targets.append(Target(
+                f"slack serve{suffix}, {label(root)}",
+                lambda cmd=cmd, root=root, db=db: until_listening(  # type: ignore[misc]
+                    "serve", [*cmd, str(db())], root),
+                "slack bare Bolt",
+            ))  # fmt: skip
     return targets
 
 
-def discord_targets(roots: list[Path], tmp: Path, fake: discord_load.BenchDiscord) -> list[Target]:
+def discord_targets(
+    roots: list[Path], tmp: Path, fake: discord_load.BenchDiscord, new_db: bool = False
+) -> list[Target]:
     os.environ["HOME"] = str(tmp)  # discord_load's children take this process's environment
     os.environ["XDG_CACHE_HOME"] = str(tmp / "cache")
 
@@ -181,12 +199,12 @@ def discord_targets(roots: list[Path], tmp: Path, fake: discord_load.BenchDiscor
 
     targets: list[Target] = []
     for n, root in enumerate(roots):
-        db = tmp / f"discord{n}.sqlite3"
-        targets.append(Target(
-            f"discord serve, {label(root)}",
-            lambda root=root, db=db: until_answered("serve", root, db),  # type: ignore[misc]
-            "discord bare discord.py",
-        ))  # fmt: skip
+        for suffix, db in databases(tmp, f"discord{n}", new_db):
+            targets.append(Target(
+                f"discord serve{suffix}, {label(root)}",
+                lambda root=root, db=db: until_answered("serve", root, db()),  # type: ignore[misc]
+                "discord bare discord.py",
+            ))  # fmt: skip
     # After a serve: the fake only knows the commands once a serve synced them.
     targets.append(Target(
         "discord bare discord.py", lambda: until_answered("bare", ROOT, tmp / "bare.sqlite3")
@@ -247,7 +265,7 @@ async def run(args: argparse.Namespace) -> None:
             fake = FakeApi()
             await fake.start()
             try:
-                targets = await slack_targets(roots, tmp, fake)
+                targets = await slack_targets(roots, tmp, fake, args.new_db)
                 times = await measure(targets, args.runs)
             finally:
                 await fake.stop()
@@ -256,7 +274,7 @@ async def run(args: argparse.Namespace) -> None:
             dfake = discord_load.BenchDiscord()
             await dfake.start()
             try:
-                targets = discord_targets(roots, tmp, dfake)
+                targets = discord_targets(roots, tmp, dfake, args.new_db)
                 times = await measure(targets, args.runs)
             finally:
                 await dfake.stop()
@@ -272,6 +290,10 @@ def main(argv: list[str]) -> int:
         help="a ZeroQuiz checkout to start (repeat to compare; default: this one)",
     )  # fmt: skip
     p.add_argument("--only", default="play,slack,discord", help="play,slack,discord (default)")
+    p.add_argument(
+        "--new-db", action="store_true",
+        help="also start each serve on a new database every time (as the load benches do)",
+    )  # fmt: skip
     asyncio.run(run(p.parse_args(argv)))
     return 0
 
