@@ -155,11 +155,13 @@ class FakeDiscord:
     refuse_old_edits: bool = False  # answer edits of messages older than an hour with 30046
     refused_edits: int = 0
     hold_callbacks: asyncio.Event | None = None
+    hold_commands: asyncio.Event | None = None  # a slow registration: PUT commands waits for it
     post_failures: list[int] = field(default_factory=list)  # statuses for the next message posts
-    # By route ("post", "edit", "callback"): what the next calls meet. A status is answered
-    # instead of doing the work; "cut" (posts and edits) does the work, then cuts the connection
-    # before answering (the bot can't know whether it happened: the case a nonce is for); "hold"
-    # does the work and answers only once `released` is set (a test kills the bot meanwhile).
+    # By route ("post", "edit", "callback", "commands"): what the next calls meet. A status is
+    # answered instead of doing the work; "cut" (posts and edits) does the work, then cuts the
+    # connection before answering (the bot can't know whether it happened: the case a nonce is
+    # for); "hold" does the work and answers only once `released` is set (a test kills the bot
+    # meanwhile).
     faults: dict[str, list[int | str]] = field(default_factory=dict)
     released: asyncio.Event = field(default_factory=asyncio.Event)
     delay: float = 0.0  # seconds each of those routes takes (a slow Discord)
@@ -382,6 +384,10 @@ class FakeDiscord:
             path = "/applications/{application_id}/guilds/{guild_id}/commands"
         if (bad := self._check(request, body, path, "put")) is not None:
             return bad
+        if self.hold_commands is not None:
+            await self.hold_commands.wait()
+        if "commands" in self.faults and (faulty := await self._fault("commands", request)):
+            return faulty
         self.command_puts.append((guild or "global", body))
         self._commands = [
             cmd
@@ -998,7 +1004,9 @@ class BotFactory:
         self.fake, self.bank, self.clock, self.db_path = fake, bank, clock, db_path
         self.running: list[RunningBot] = []
 
-    async def start(self, env: dict[str, str] | None = None) -> RunningBot:
+    async def start(self, env: dict[str, str] | None = None, *, synced: bool = True) -> RunningBot:
+        """A started bot; with `synced`, once its command registration has settled too (it runs
+        beside the connection), so a test reads what it did."""
         runtime = await Runtime.open(self.db_path, self.bank, self.clock, random.Random(7))
         surface = surface_from_env(env or self.fake.env, runtime)
         assert surface is not None
@@ -1008,6 +1016,8 @@ class BotFactory:
             await runtime.close()
             raise
         runtime.start()  # as `zeroquiz serve` does: due work once the surface is connected
+        if synced:
+            await asyncio.wait_for(surface.client.sync_done.wait(), 30)
         bot = RunningBot(runtime, surface)
         self.running.append(bot)
         return bot

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -84,7 +85,9 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.before_connect = before_connect
         self.tree = app_commands.CommandTree(self)
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
-        self.synced: bool | None = None
+        self.synced: bool | None = None  # None until the registration has run, or if it failed
+        self.sync_done = asyncio.Event()
+        self._sync_task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()  # every shard of this process has connected
         self.shard_connected = asyncio.Event()  # one more has (start-up waits shard by shard)
         self.connected_shards: set[int] = set()
@@ -109,10 +112,33 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.tree.add_command(
             build_group(self.handler.on_command, lambda: topics(self.handler.quiz.bank))
         )
+        # The registration (when the commands changed, or on a new database) runs beside the
+        # gateway's connection instead of before it: off the path to the first answer, and a
+        # command can't be used before Discord has it either way.
+        self._sync_task = asyncio.create_task(self._sync(), name="zeroquiz-command-sync")
+
+    async def _sync(self) -> None:
         assert self.application_id is not None
-        self.synced = await sync_if_changed(
-            self.tree, self.application_id, self.guild_id, self.syncs
-        )
+        try:
+            self.synced = await sync_if_changed(
+                self.tree, self.application_id, self.guild_id, self.syncs
+            )
+        except Exception as exc:  # the hash isn't recorded: tried again at the next start
+            log.error(
+                "discord: registering the commands failed (%s: %s); the next start tries again",
+                type(exc).__name__,
+                exc,
+            )
+        finally:
+            self.sync_done.set()
+
+    async def close(self) -> None:
+        task = self._sync_task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await super().close()
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """A click on a component that isn't ZeroQuiz's (another app's button, a message edited

@@ -60,6 +60,53 @@ async def test_commands_sync_once_and_again_only_when_the_scope_changes(
     assert [p.name for p in db_path.parent.iterdir() if "discord" in p.name] == []  # no file
 
 
+async def test_a_new_database_answers_its_first_command_while_the_commands_register(
+    bots: BotFactory, fake_discord: FakeDiscord, bank: Bank, clock: FakeClock, tmp_path: Path
+) -> None:
+    """A new database doesn't know what Discord has (no hash of the registered commands), so
+    its first start registers them, beside the gateway's connection: a slow registration
+    doesn't hold the first answer, and a failed one is tried again at the next start."""
+    await bots.stop(await bots.start())  # Discord has the commands (an earlier installation)
+    fresh = BotFactory(fake_discord, bank, clock, tmp_path / "new.sqlite3")
+    try:
+        fake_discord.hold_commands = asyncio.Event()
+        bot = await fresh.start(synced=False)
+        reply = await fake_discord.reply_to(await fake_discord.slash("help"))
+        assert reply["embeds"][0]["title"].startswith("ZeroQuiz")
+        assert len(fake_discord.command_puts) == 1 and bot.surface.client.synced is None
+        fake_discord.hold_commands.set()
+        await asyncio.wait_for(bot.surface.client.sync_done.wait(), 10)
+        assert bot.surface.client.synced is True and len(fake_discord.command_puts) == 2
+    finally:
+        fake_discord.hold_commands = None
+        await fresh.close()
+
+
+async def test_a_refused_registration_is_one_error_line_and_is_tried_again_next_start(
+    bots: BotFactory,
+    fake_discord: FakeDiscord,
+    bank: Bank,
+    clock: FakeClock,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await bots.stop(await bots.start())  # Discord has the commands (an earlier installation)
+    fresh = BotFactory(fake_discord, bank, clock, tmp_path / "new.sqlite3")
+    try:
+        fake_discord.faults["commands"] = [403]
+        bot = await fresh.start()
+        assert bot.surface.client.synced is None and len(fake_discord.command_puts) == 1
+        reply = await fake_discord.reply_to(await fake_discord.slash("help"))  # still answering
+        assert reply["embeds"][0]["title"].startswith("ZeroQuiz")
+        [line] = [r for r in caplog.records if "registering the commands failed" in r.message]
+        assert line.levelname == "ERROR" and line.exc_info is None and TOKEN not in line.message
+        await fresh.stop(bot)
+        again = await fresh.start()  # nothing was recorded: this start registers them
+        assert again.surface.client.synced is True and len(fake_discord.command_puts) == 2
+    finally:
+        await fresh.close()
+
+
 async def test_replicas_on_postgresql_share_the_sync_and_new_commands_sync_again(
     fake_discord: FakeDiscord, bank: Bank, clock: FakeClock, pg_url: str
 ) -> None:
