@@ -710,7 +710,9 @@ class FakeDiscord:
         place: Json | None = None,
     ) -> str:
         """`/zeroquiz <sub> ...` by `who` (in `guild`'s quiz channel, or in `place`: a thread);
-        returns the interaction token to find its replies."""
+        returns the interaction token to find its replies. As in Discord, a command can be
+        typed once it is registered: the bot registers beside its connection, so this waits."""
+        await self.wait_for(lambda: self._commands, timeout=10)
         payload = self.slash_payload(
             sub,
             options,

@@ -225,9 +225,9 @@ async def first_answer(fake: BenchDiscord, child: Child, identified: int, spawne
     deadline = mono() + STARTUP_SECONDS
     tokens: list[str] = []
     while mono() < deadline:
-        if not fake._commands:  # the bare client syncs none: ZeroQuiz's, as the test fake keeps
-            raise RuntimeError("no commands synced yet: run serve first")
-        tokens.append(await fake.slash("help"))
+        if not fake._commands and child.name != "serve":  # the bare clients register none
+            raise RuntimeError("no commands registered yet: run serve first")
+        tokens.append(await fake.slash("help"))  # once serve's registration is in (a new bot)
         for _ in range(25):
             answered = [fake.answered_at[t] for t in tokens if t in fake.answered_at]
             if answered:
