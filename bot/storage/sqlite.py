@@ -92,6 +92,9 @@ class SqliteConn(_FromRows):
         """Run one statement; return the number of rows it changed."""
         return await self._run(_rowcount, sql, params)
 
+    async def rollback_if_open(self) -> None:
+        await self._run(_rollback_if_open, "", ())
+
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         await self._conn.executemany(sqlite_sql(sql), rows)
 
@@ -118,6 +121,11 @@ def _fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list
         return list(cursor.fetchall())
     finally:
         cursor.close()
+
+
+def _rollback_if_open(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:
+    if conn.in_transaction:
+        conn.execute("ROLLBACK").close()
 
 
 def _fetchone(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> sqlite3.Row | None:
@@ -295,7 +303,14 @@ class SqliteEngine:
             return
         async with self._lock:
             conn = self._writer
-            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                await conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                # Cancelled while it waited, the BEGIN runs on the connection's thread all the
+                # same: undone before the next transaction (a task whose work is cancelled at
+                # shutdown would otherwise leave the writer inside a transaction).
+                await asyncio.shield(conn.rollback_if_open())
+                raise
             conn.active = True
             token = self._current.set(conn)
             try:
