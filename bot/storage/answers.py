@@ -38,7 +38,7 @@ MAX_PENDING = 4096
 PLAYER_CACHE = 8192  # players whose ids are remembered (about 0.4 kB each)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Item:
     request: AnswerRequest
     future: asyncio.Future[AnswerOutcome]

@@ -20,7 +20,7 @@ from bot.storage.engine import Conn, Record
 BUCKETED: tuple[Period, ...] = ("week", "month")
 
 
-@dataclass
+@dataclass(slots=True)
 class Delta:
     """What one transaction adds to one (player, period) total."""
 
