@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from bot.periods import to_ms
 from bot.storage import cards, insights, totals
-from bot.storage.engine import Conn, Engine, values_rows
+from bot.storage.engine import Conn, Engine, insert_rows, values_rows
 from bot.storage.records import AnswerOutcome, AnswerRequest, CardRule, CardState
 from bot.storage.slots import FairSlots
 
@@ -38,7 +38,7 @@ MAX_PENDING = 4096
 PLAYER_CACHE = 8192  # players whose ids are remembered (about 0.4 kB each)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Item:
     request: AnswerRequest
     future: asyncio.Future[AnswerOutcome]
@@ -263,7 +263,7 @@ async def _upsert_players(
     """Create or find players; a known name replaces the stored one, a provisional one (a Slack
     handle before users.info answered) only fills an empty name."""
     requests = sorted(requests, key=lambda r: (r.team_id, r.user))  # one lock order for all
-    values = ", ".join(f"(${3 * n + 1}, ${3 * n + 2}, ${3 * n + 3})" for n in range(len(requests)))
+    values = insert_rows(len(requests), 3)
     keep = "players.display_name = ''" if provisional else "excluded.display_name != ''"
     rows = await tx.fetch(
         f"""INSERT INTO players (team_id, platform_user, display_name) VALUES {values}
@@ -334,7 +334,7 @@ async def _count(tx: Conn, items: list[_Item]) -> None:
         r = item.request
         at = to_ms(r.at)
         tz, season_ms = zones.get(r.team_id, ("UTC", 0))
-        for period, start in totals.bucket_starts(r.at, tz, season_ms):
+        for period, start in totals.bucket_starts_ms(at, tz, season_ms):
             key = (item.player_id, period, start)
             delta = deltas.get(key)
             if delta is None:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bot.bank.templates import OPTIONS, parse_draw_id
-from bot.periods import from_ms
 from bot.shuffle import permutation
 from bot.storage import totals
 from bot.storage.engine import Conn, Engine, Record
@@ -101,7 +100,7 @@ class _Counts:
 
     def add(self, answer: Answer, tz: str, score: int | None, *, periods: bool = True) -> None:
         item, slot = item_and_slot(answer.question_id, answer.option)
-        keys = totals.bucket_starts(from_ms(answer.at_ms), tz) if periods else ()
+        keys = totals.bucket_starts_ms(answer.at_ms, tz) if periods else ()
         for period, start in keys:
             counts = self.totals[(answer.team_id, period, start, item)]
             counts[0] += 1

@@ -20,7 +20,7 @@ from bot.storage.engine import Conn, Record
 BUCKETED: tuple[Period, ...] = ("week", "month")
 
 
-@dataclass
+@dataclass(slots=True)
 class Delta:
     """What one transaction adds to one (player, period) total."""
 
@@ -44,7 +44,12 @@ def bucket_starts(at: datetime, tz: str, season_ms: int = 0) -> tuple[tuple[Peri
     A season (`season_ms`, its start; 0 for none) starts every board afresh: its "all" is keyed
     by the season's start, and a week or month it began in by the later of the two starts, so
     the totals from before it stay under their own keys, as history, and are never read again."""
-    keys = _bucket_starts(to_ms(at) // QUARTER_HOUR_MS, tz)
+    return bucket_starts_ms(to_ms(at), tz, season_ms)
+
+
+def bucket_starts_ms(at_ms: int, tz: str, season_ms: int = 0) -> tuple[tuple[Period, int], ...]:
+    """`bucket_starts` of an instant in stored milliseconds (the group commit has those)."""
+    keys = _bucket_starts(at_ms // QUARTER_HOUR_MS, tz)
     if not season_ms:
         return keys
     return tuple((period, max(start, season_ms)) for period, start in keys)
