@@ -78,6 +78,7 @@ class BenchDiscord(FakeDiscord):
         super().__post_init__()
         self.waiters: dict[str, asyncio.Future[None]] = {}
         self.checked = 0
+        self.commands_checked = False
         self.verdicts: Counter[str] = Counter()  # what the callbacks said, by first characters
         self.recorded: dict[str, str] = {}  # token -> user id, for verdicts that say "recorded"
         self.user_of: dict[str, str] = {}  # token -> user id of the click
@@ -88,6 +89,10 @@ class BenchDiscord(FakeDiscord):
     def _check(
         self, request: web.Request, body: Any, path: str, method: str
     ) -> web.Response | None:
+        if path.endswith("/commands"):  # the same registration every start: checked once
+            if self.commands_checked:  # (its schema check took the fake ~0.2 s, in the way of
+                return None  # the first answer it measures)
+            self.commands_checked = True
         self.checked += 1
         if self.checked > VALIDATE_FIRST and self.checked % VALIDATE_EVERY:
             return None
