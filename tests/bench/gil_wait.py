@@ -1,25 +1,27 @@
-"""Benchmark: a commit's latency while the event loop is busy, by the GIL's switch interval.
+"""Benchmark: how long a thread's SQLite transaction takes while the main thread runs Python,
+by the GIL's switch interval.
 
-The SQLite writer thread gives the GIL up around each SQLite call of a commit (~12) and must win
-it back from the event loop's thread each time; a thread that holds the GIL keeps it until it
-blocks or the switch interval (CPython's default 5 ms) has passed. This runs, in one process on a
-real file, answers by new people one after another through `Quiz.answer` (each its own commit)
-while a task keeps the loop busy (by default never idle: slices of Python with a turn of the loop
-between them, as a stream of clicks being parsed and answered does; --idle-ms pauses it), and
-prints each answer's latency (p50, p99) for each switch interval, in alternating rounds (the
-machine is shared: compare within the run). `zeroquiz serve` sets adapters.serve.SWITCH_INTERVAL.
-Run: .venv/bin/python tests/bench/gil_wait.py [--answers 200 --rounds 4 --busy-ms 0.2 --idle-ms 0]
+The database's writer thread gives the GIL up around each SQLite call of a commit (BEGIN, ~10
+statements, COMMIT) and must win it back each time from the event loop's thread; a thread that
+holds the GIL keeps it until it blocks or the switch interval has passed (CPython's default:
+5 ms). This runs such a transaction (a real file, WAL, synchronous=FULL, as ZeroQuiz's writer)
+on a thread while the main thread runs Python without pause, TRIALS times per interval, in
+alternating rounds, and prints the transaction's wall time (median, p90) for CPython's default
+and for `zeroquiz serve`'s adapters.serve.SWITCH_INTERVAL. The event loop is seldom busy without
+pause for long, so these are the worst case the interval bounds, not a click's latency (see
+tests/bench/discord_load.py for those).
+Run: .venv/bin/python tests/bench/gil_wait.py [--trials 20 --rounds 4 --statements 10]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-import random
+import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -27,83 +29,59 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT)]
 
 from adapters.serve import SWITCH_INTERVAL  # noqa: E402
-from bot.app import build_quiz  # noqa: E402
-from bot.bank import load_bank  # noqa: E402
-from bot.clock import FakeClock  # noqa: E402
-from bot.model import ChannelRef, UserRef  # noqa: E402
-from bot.storage import Store  # noqa: E402
 
 DEFAULT = 0.005  # CPython's
+BUSY = 0.05  # seconds the main thread runs Python per trial
 
 
-def spin(seconds: float) -> None:
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
+def transaction(conn: sqlite3.Connection, statements: int, out: list[float]) -> None:
+    began = time.perf_counter()
+    conn.execute("BEGIN IMMEDIATE").close()
+    for n in range(statements):
+        conn.execute("INSERT INTO t (v) VALUES (?)", (n,)).close()
+    conn.execute("COMMIT").close()
+    out.append(time.perf_counter() - began)
+
+
+def trial(conn: sqlite3.Connection, statements: int, out: list[float]) -> None:
+    writer = threading.Thread(target=transaction, args=(conn, statements, out))
+    end = time.perf_counter() + BUSY
+    writer.start()
+    while time.perf_counter() < end:  # the loop's thread, busy
         pass
+    writer.join()
 
 
-async def busy(stop: asyncio.Event, slice_s: float, idle_s: float) -> None:
-    """Python on the loop's thread in slices, with a pause of the loop between them."""
-    while not stop.is_set():
-        spin(slice_s)
-        await asyncio.sleep(idle_s)
-
-
-async def one_round(
-    quiz: object, round_id: int, first: int, n: int, busy_s: float, idle_s: float
-) -> list[float]:
-    stop = asyncio.Event()
-    loader = asyncio.create_task(busy(stop, busy_s, idle_s))
-    latencies: list[float] = []
-    for i in range(first, first + n):
-        who = UserRef("bench", "T", f"U{i}", f"U {i}")
-        began = time.perf_counter()
-        await quiz.answer(round_id, who, i % 4)  # type: ignore[attr-defined]
-        latencies.append(time.perf_counter() - began)
-    stop.set()
-    await loader
-    return latencies
-
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
-
-
-async def main(args: argparse.Namespace) -> None:
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--trials", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--statements", type=int, default=10)
+    args = p.parse_args()
     intervals = [DEFAULT, SWITCH_INTERVAL]
-    got: dict[float, list[tuple[float, float]]] = {s: [] for s in intervals}
+    got: dict[float, list[float]] = {s: [] for s in intervals}
     with tempfile.TemporaryDirectory(prefix="zq-gil-") as tmp:
-        db = await Store.open(Path(tmp) / "bench.sqlite3")
-        quiz = build_quiz(db, load_bank(), FakeClock(), random.Random(1))
-        view = await quiz.start_round(ChannelRef("bench", "T", "C"))
-        assert view is not None
-        for i in range(50):  # warm: caches, statements prepared
-            await quiz.answer(view.round_id, UserRef("bench", "T", f"W{i}", f"W {i}"), i % 4)
-        first = 0
+        conn = sqlite3.connect(Path(tmp) / "t.sqlite3", isolation_level=None,
+                               check_same_thread=False)  # fmt: skip
+        conn.execute("PRAGMA journal_mode = WAL").close()
+        conn.execute("PRAGMA synchronous = FULL").close()
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)").close()
         for r in range(args.rounds):
             for s in intervals if r % 2 == 0 else intervals[::-1]:
                 sys.setswitchinterval(s)
-                lat = await one_round(quiz, view.round_id, first, args.answers,
-                                      args.busy_ms / 1000, args.idle_ms / 1000)  # fmt: skip
-                first += args.answers
-                got[s].append((pct(lat, 50), pct(lat, 99)))
+                for _ in range(args.trials):
+                    trial(conn, args.statements, got[s])
         sys.setswitchinterval(DEFAULT)
-        await db.close()
+        conn.close()
     load = os.getloadavg()[0]
-    print(f"load average {load:.2f}; {args.answers} answers per round, loop busy {args.busy_ms:g}"
-          f" ms then idle {args.idle_ms:g} ms; medians of {args.rounds} rounds")  # fmt: skip
-    for s, rows in got.items():
-        p50, p99 = (statistics.median(row[k] for row in rows) for k in range(2))
-        spread = ", ".join(f"{row[1] * 1000:.1f}" for row in rows)
-        print(f"switch interval {s * 1000:g} ms: answer p50 {p50 * 1000:.2f} ms, "
-              f"p99 {p99 * 1000:.2f} ms (rounds {spread})")  # fmt: skip
+    print(f"load average {load:.2f}; a transaction of {args.statements} INSERTs on a thread while "
+          f"the main thread runs Python; {args.rounds * args.trials} per interval")  # fmt: skip
+    for s, times in got.items():
+        ordered = sorted(times)
+        p90 = ordered[int(0.9 * (len(ordered) - 1))]
+        print(f"switch interval {s * 1000:g} ms: transaction median "
+              f"{statistics.median(times) * 1000:.2f} ms, p90 {p90 * 1000:.2f} ms")  # fmt: skip
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--answers", type=int, default=200)
-    p.add_argument("--rounds", type=int, default=4)
-    p.add_argument("--busy-ms", type=float, default=0.2)
-    p.add_argument("--idle-ms", type=float, default=0.0)
-    asyncio.run(main(p.parse_args()))
+    main()
