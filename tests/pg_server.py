@@ -28,7 +28,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.storage.sqlite import sqlite_sql
+from bot.storage.sqlite_calls import sqlite_sql
 
 APP_USER = "zqapp"
 START_TIMEOUT = 30.0

@@ -6,8 +6,9 @@ under one asyncio lock (`BEGIN IMMEDIATE`, so a second process waits on the busy
 of failing half-way). A ContextVar holds the open transaction, so code already inside one (a
 daily claim opening its round) reuses it instead of waiting for the lock it holds.
 
-SQL is written once with `$1`-style placeholders (as PostgreSQL takes them) and rewritten to
-SQLite's `?1` here; postgres.py is the other backend, engine.py what both offer.
+SQL is written once with `$1`-style placeholders (as PostgreSQL takes them) and rewritten for
+SQLite in sqlite_calls.py; the group commit's one-trip transaction is sqlite_trip.py;
+postgres.py is the other backend, engine.py what both offer.
 """
 
 from __future__ import annotations
@@ -15,11 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
-import gc
-import re
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,6 +28,15 @@ import aiosqlite
 from bot.storage.engine import Dialect, Work
 from bot.storage.place import create_private
 from bot.storage.slots import FairPool
+from bot.storage.sqlite_calls import (
+    FromRows,
+    fetchall,
+    fetchone,
+    rollback_if_open,
+    rowcount,
+    sqlite_sql,
+)
+from bot.storage.sqlite_trip import transact
 
 BUSY_TIMEOUT_MS = 5000
 READERS = 2
@@ -38,18 +45,7 @@ WRITER_AUTOCHECKPOINT = 10_000  # pages: the writer checkpoints itself only if t
 DEFAULT_CACHE_KIB = 2000  # SQLite's own page cache per connection
 WRITER_CACHE_SHARE = 4  # the writer's page cache: this fraction of the file at open, ...
 WRITER_CACHE_MAX_KIB = 64 * 1024  # ... at most this much
-_PLACEHOLDER = re.compile(r"\$(\d+)")
 T = TypeVar("T")
-
-
-@functools.lru_cache(maxsize=512)
-def sqlite_sql(sql: str) -> str:
-    """`$1` placeholders for SQLite: plain `?` when they run $1, $2, ... in order (SQLite prepares
-    long lists of numbered `?N` in quadratic time), else its numbered `?N` (same numbers)."""
-    numbers = [int(n) for n in _PLACEHOLDER.findall(sql)]
-    if numbers == list(range(1, len(numbers) + 1)):
-        return _PLACEHOLDER.sub("?", sql)
-    return _PLACEHOLDER.sub(r"?\1", sql)
 
 
 def writer_cache_kib(file_bytes: int) -> int:
@@ -62,25 +58,7 @@ def writer_cache_kib(file_bytes: int) -> int:
     return max(DEFAULT_CACHE_KIB, min(WRITER_CACHE_MAX_KIB, share))
 
 
-class _FromRows:
-    """fetchval and script in terms of fetchrow and execute, for both SQLite connections."""
-
-    async def execute(self, sql: str, *params: Any) -> int:
-        raise NotImplementedError
-
-    async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
-        raise NotImplementedError
-
-    async def fetchval(self, sql: str, *params: Any) -> Any:
-        row = await self.fetchrow(sql, *params)
-        return row[0] if row is not None else None
-
-    async def script(self, statements: Iterable[str]) -> None:
-        for statement in statements:
-            await self.execute(statement)
-
-
-class SqliteConn(_FromRows):
+class SqliteConn(FromRows):
     """The statements available on one connection (inside a transaction or a read snapshot).
 
     Each statement is one trip to the connection's thread and back (aiosqlite's cursors make
@@ -104,125 +82,19 @@ class SqliteConn(_FromRows):
 
     async def execute(self, sql: str, *params: Any) -> int:
         """Run one statement; return the number of rows it changed."""
-        return await self._run(_rowcount, sql, params)
+        return await self._run(rowcount, sql, params)
 
     async def rollback_if_open(self) -> None:
-        await self._run(_rollback_if_open, "", ())
+        await self._run(rollback_if_open, "", ())
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         await self._conn.executemany(sqlite_sql(sql), rows)
 
     async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
-        return await self._run(_fetchall, sql, params)
+        return await self._run(fetchall, sql, params)
 
     async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
-        return await self._run(_fetchone, sql, params)
-
-
-# Run on a connection's own thread. Each closes its cursor before returning: a statement left
-# open (a PRAGMA's row not read) would hold its lock.
-def _rowcount(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> int:
-    cursor = conn.execute(sql, params)
-    try:
-        return int(cursor.rowcount)
-    finally:
-        cursor.close()
-
-
-def _fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
-    cursor = conn.execute(sql, params)
-    try:
-        return list(cursor.fetchall())
-    finally:
-        cursor.close()
-
-
-def _rollback_if_open(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:
-    if conn.in_transaction:
-        conn.execute("ROLLBACK").close()
-
-
-def _fetchone(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> sqlite3.Row | None:
-    cursor = conn.execute(sql, params)
-    try:
-        row: sqlite3.Row | None = cursor.fetchone()
-        return row
-    finally:
-        cursor.close()
-
-
-class DirectConn(_FromRows):
-    """The same statements, run right here: only ever on the connection's own thread, inside
-    `run_transaction`'s one call. Its coroutines never suspend (nothing they await waits), so
-    that call drives a whole transaction's coroutine to its end in one `send`."""
-
-    dialect: Dialect = "sqlite"
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    async def execute(self, sql: str, *params: Any) -> int:
-        return _rowcount(self._conn, sqlite_sql(sql), params)
-
-    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self._conn.executemany(sqlite_sql(sql), rows).close()
-
-    async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
-        return _fetchall(self._conn, sqlite_sql(sql), params)
-
-    async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
-        return _fetchone(self._conn, sqlite_sql(sql), params)
-
-
-def _transact(conn: sqlite3.Connection, work: Work[T]) -> T:
-    """BEGIN, the work, COMMIT (ROLLBACK on any error), on the connection's thread, with
-    Python's cyclic collector held off (`_collector_held`)."""
-    with _collector_held():
-        return _transact_now(conn, work)
-
-
-@contextlib.contextmanager
-def _collector_held() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a transaction runs on the writer's thread.
-
-    A group commit makes tens of thousands of small objects (rows, keys, totals) that all live
-    until it ends: a collection in the middle frees none of them but moves them to an older
-    generation, and enough of those bring on a full collection of the whole process. On the
-    1,000,000-answer file that was about a tenth of a returning answer's time. Deferred, not
-    skipped: the first allocation afterwards runs whatever collection is due, once the batch's
-    objects are gone. Left alone if something else had turned the collector off."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _transact_now(conn: sqlite3.Connection, work: Work[T]) -> T:
-    conn.execute("BEGIN IMMEDIATE").close()
-    try:
-        result = _drive(work(DirectConn(conn)))
-        conn.execute("COMMIT").close()
-    except BaseException:
-        if conn.in_transaction:  # a failed COMMIT (busy, disk) leaves it open too
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK").close()
-        raise
-    return result
-
-
-def _drive(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never suspends to its end, here and now."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        result: T = done.value
-        return result
-    coro.close()
-    raise RuntimeError("run_transaction's work awaited something besides its statements")
+        return await self._run(fetchone, sql, params)
 
 
 class SqliteEngine:
@@ -374,7 +246,7 @@ class SqliteEngine:
         async with self._lock:
             conn = self._writer._conn
             # aiosqlite's own queue, as SqliteConn._run; unannotated there.
-            result: T = await conn._execute(_transact, conn._conn, work)  # type: ignore[no-untyped-call]
+            result: T = await conn._execute(transact, conn._conn, work)  # type: ignore[no-untyped-call]
             self._committed()
             return result
 

@@ -1,0 +1,77 @@
+"""The calls both SQLite connections make on a connection's own thread, in one trip each.
+
+SQL is written once with `$1`-style placeholders (as PostgreSQL takes them) and rewritten to
+SQLite's `?` here. `SqliteConn` (sqlite.py) sends these to aiosqlite's thread one statement at a
+time; `DirectConn` (sqlite_trip.py) runs them where it already is, inside run_transaction's one
+call.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+_PLACEHOLDER = re.compile(r"\$(\d+)")
+
+
+@functools.lru_cache(maxsize=512)
+def sqlite_sql(sql: str) -> str:
+    """`$1` placeholders for SQLite: plain `?` when they run $1, $2, ... in order (SQLite prepares
+    long lists of numbered `?N` in quadratic time), else its numbered `?N` (same numbers)."""
+    numbers = [int(n) for n in _PLACEHOLDER.findall(sql)]
+    if numbers == list(range(1, len(numbers) + 1)):
+        return _PLACEHOLDER.sub("?", sql)
+    return _PLACEHOLDER.sub(r"?\1", sql)
+
+
+class FromRows:
+    """fetchval and script in terms of fetchrow and execute, for both SQLite connections."""
+
+    async def execute(self, sql: str, *params: Any) -> int:
+        raise NotImplementedError
+
+    async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
+        raise NotImplementedError
+
+    async def fetchval(self, sql: str, *params: Any) -> Any:
+        row = await self.fetchrow(sql, *params)
+        return row[0] if row is not None else None
+
+    async def script(self, statements: Iterable[str]) -> None:
+        for statement in statements:
+            await self.execute(statement)
+
+
+# Run on a connection's own thread. Each closes its cursor before returning: a statement left
+# open (a PRAGMA's row not read) would hold its lock.
+def rowcount(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> int:
+    cursor = conn.execute(sql, params)
+    try:
+        return int(cursor.rowcount)
+    finally:
+        cursor.close()
+
+
+def fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+    cursor = conn.execute(sql, params)
+    try:
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
+
+
+def rollback_if_open(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:
+    if conn.in_transaction:
+        conn.execute("ROLLBACK").close()
+
+
+def fetchone(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> sqlite3.Row | None:
+    cursor = conn.execute(sql, params)
+    try:
+        row: sqlite3.Row | None = cursor.fetchone()
+        return row
+    finally:
+        cursor.close()
