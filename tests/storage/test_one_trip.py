@@ -1,11 +1,13 @@
 """`Engine.run_transaction`, the group commit's transaction: on SQLite all of it (BEGIN, its
 statements, COMMIT) runs in one call on the writer's thread, so it must keep what a transaction
 promises: committed together on success, nothing of it on failure, the writer usable afterwards.
-On both backends (PostgreSQL runs it as an ordinary transaction)."""
+On both backends (PostgreSQL runs it as an ordinary transaction). And the ordinary transaction's
+own promise when its task is cancelled as it begins (a background job stopped at shutdown)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 from pg_server import look, on_both_backends
@@ -77,3 +79,23 @@ async def test_it_is_refused_inside_an_open_transaction(db: Store, db_target: st
         async with db.transaction():
             await db._engine.run_transaction(work)
     assert await look(db_target, COUNT) == [(0,)]
+
+
+async def test_a_transaction_cancelled_as_it_begins_leaves_the_writer_usable(
+    db: Store, db_target: str
+) -> None:
+    """On SQLite the BEGIN runs on the writer's thread even once its caller is gone: the next
+    transaction still starts, and nothing of the cancelled one is kept."""
+
+    async def write(team: str) -> None:
+        async with db._engine.transaction() as tx:
+            await tx.execute(ADD, "trip", team)
+
+    for _ in range(3):  # cancelled at its first wait: the BEGIN
+        task = asyncio.create_task(write("lost"))
+        await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    await write("kept")
+    assert await look(db_target, COUNT) == [(1,)]
