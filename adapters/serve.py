@@ -147,8 +147,8 @@ def installed_version() -> str:
 async def _after_ready(runtime: Runtime) -> None:
     """METRICS_AFTER seconds after ready: the metrics registry, then this start's new generated
     code saved (adapters/codecache.py). The registry's import runs on a thread (the interpreter
-    switches threads every 5 ms), so clicks meanwhile wait ~7 ms at most, not the ~40 ms the
-    import takes; the replay of the kept counts is quick and on the loop."""
+    switches threads every SWITCH_INTERVAL), so clicks meanwhile wait a few ms at most, not the
+    ~40 ms the import takes; the replay of the kept counts is quick and on the loop."""
     await asyncio.sleep(METRICS_AFTER)
     await asyncio.to_thread(importlib.import_module, "adapters.prom")
     runtime.metrics.load()

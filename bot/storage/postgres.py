@@ -60,7 +60,7 @@ class PgConn:
         """Statements without parameters in one round trip (asyncpg sends a query without
         arguments as one simple query, which may hold several); a new database's schema is
         dozens of them."""
-        text = ";\n".join(statements)
+        text = "\n;\n".join(statements)  # a statement's last line may be a -- comment
         if text:
             await self._conn.execute(text)
 

@@ -99,3 +99,19 @@ async def test_a_transaction_cancelled_as_it_begins_leaves_the_writer_usable(
             await task
     await write("kept")
     assert await look(db_target, COUNT) == [(1,)]
+
+
+async def test_a_script_whose_statement_ends_in_a_comment_runs_every_statement(
+    db: Store, db_target: str
+) -> None:
+    """A schema step's statements go to PostgreSQL in one round trip: a `--` comment closing one
+    statement must not swallow the separator before the next."""
+    async with db._engine.transaction() as tx:
+        await tx.script(
+            [
+                "CREATE TABLE trip_a (x INTEGER)\n-- a note on the last line",
+                "CREATE TABLE trip_b (x INTEGER)",
+            ]
+        )
+    assert await look(db_target, "SELECT COUNT(*) FROM trip_a") == [(0,)]
+    assert await look(db_target, "SELECT COUNT(*) FROM trip_b") == [(0,)]
