@@ -39,6 +39,7 @@ from bot.storage.sqlite_calls import (
 from bot.storage.sqlite_trip import transact
 
 BUSY_TIMEOUT_MS = 5000
+WAL_RETRY_S = 0.005  # between tries to switch a new file to WAL while another opener does
 READERS = 2
 CHECKPOINT_EVERY = 32  # commits between background checkpoints
 WRITER_AUTOCHECKPOINT = 10_000  # pages: the writer checkpoints itself only if those fall behind
@@ -130,7 +131,8 @@ class SqliteEngine:
         writer = await _connect(target)
         opened: list[aiosqlite.Connection] = [writer]
         try:
-            await _pragma(writer, "journal_mode = WAL")
+            if not memory:
+                await _switch_to_wal(writer)
             # Every commit reaches the disk before anyone is told "recorded": a power cut or a
             # crashed VM keeps it too, not only a killed process. Group commit pays one sync
             # per batch of answers, not one per answer.
@@ -316,6 +318,24 @@ async def _connect(target: str, *, uri: bool = False) -> aiosqlite.Connection:
         await conn.close()
         raise
     return conn
+
+
+async def _switch_to_wal(conn: aiosqlite.Connection) -> None:
+    """WAL mode, waiting up to the busy timeout for other openers. A new file's switch needs
+    the exclusive lock after a shared one; when two connections race for it, SQLite refuses one
+    at once (waiting could deadlock) instead of calling its busy handler, so this waits itself."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            await _pragma(conn, "journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
+                raise
+            if loop.time() >= deadline:
+                raise
+        await asyncio.sleep(WAL_RETRY_S)
 
 
 async def _pragma(conn: aiosqlite.Connection, setting: str) -> None:

@@ -22,6 +22,8 @@ from bot.storage.schema import SCHEMA
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parents[1] / "data"
 BACKENDS = ("sqlite", "postgres")
+ROUNDS = 10  # racing openers: one round in ~15 caught the WAL switch's refusal (CI)
+HELD_S = 0.05  # another process's write lock on a new file, far shorter than the busy timeout
 OPEN_TIMEOUT = 60.0  # a guard against a lock left held, not a measure: opening takes a second
 
 
@@ -130,7 +132,7 @@ async def test_an_older_database_still_upgrades_a_step_per_transaction(
 async def test_processes_starting_on_one_new_sqlite_file_at_once_all_start(
     tmp_path: Path,
 ) -> None:
-    for n in range(3):
+    for n in range(ROUNDS):
         target = str(tmp_path / f"shared{n}.sqlite3")
         stores = await asyncio.gather(*(Store.open(target) for _ in range(4)))
         try:
@@ -142,6 +144,25 @@ async def test_processes_starting_on_one_new_sqlite_file_at_once_all_start(
         fresh = str(tmp_path / f"fresh{n}.sqlite3")
         await (await Store.open(fresh)).close()
         assert await everything(target) == await everything(fresh)
+
+
+async def test_a_new_sqlite_file_another_process_is_writing_is_waited_for_not_refused(
+    tmp_path: Path,
+) -> None:
+    """Switching a new file to WAL needs its exclusive lock; SQLite refuses it at once (no busy
+    wait) while another connection writes, so ZeroQuiz has to wait itself (CI saw replicas
+    starting together refused: "locked ... for 5 s" after a few milliseconds)."""
+    target = tmp_path / "busy.sqlite3"
+    other = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = asyncio.get_running_loop().call_later(HELD_S, other.execute, "ROLLBACK")
+    try:
+        store = await asyncio.wait_for(Store.open(str(target)), OPEN_TIMEOUT)
+        await store.close()
+    finally:
+        release.cancel()
+        other.close()
+    assert await look(str(target), "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
 def test_a_database_file_made_in_one_transaction_is_one_sqlite_accepts(tmp_path: Path) -> None:
