@@ -7,6 +7,8 @@ Block characters with eighth blocks, so any text surface can draw it; every line
 
 from __future__ import annotations
 
+import functools
+
 from bot.bank.numbers import format_amount, format_number
 from bot.i18n import t
 from bot.model import Lang, MemoryChart
@@ -28,7 +30,13 @@ def bar(value: float, largest: float, width: int = WIDTH) -> str:
 
 
 def chart_view(chart: MemoryChart, lang: Lang, unit: str = "GB") -> ChartView:
-    """The title and one line per stage: label, bar, figure, and the mark on the question's."""
+    """The title and one line per stage: label, bar, figure, and the mark on the question's.
+    Remembered: a question's chart is drawn again for every click on it and for its reveal."""
+    return _chart_view(chart, lang, unit)
+
+
+@functools.lru_cache(maxsize=1024)
+def _chart_view(chart: MemoryChart, lang: Lang, unit: str) -> ChartView:
     labels = [t(lang, "chart_dp"), *(t(lang, "chart_stage", n=n) for n in (1, 2, 3))]
     pad = max(len(label) for label in labels)
     largest = max(chart.bars)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Literal
 
 from bot.charts import question_chart
@@ -78,6 +79,9 @@ def verdict_headline(lang: Lang, question: Question, order: tuple[int, ...], opt
     return t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
 
 
+FEEDBACK_CACHE = 4096  # distinct verdicts remembered: (question, order, option, status, points)
+
+
 def feedback_view(
     lang: Lang,
     question: Question,
@@ -86,7 +90,22 @@ def feedback_view(
     status: Literal["correct", "wrong", "already"],
     points: int,
 ) -> Feedback:
-    """The private reply to a click: verdict, the right option and the explanation."""
+    """The private reply to a click: verdict, the right option and the explanation.
+
+    Remembered: every click on one option of one round gets the same reply, so a burst renders
+    it (its chart above all) once instead of per click; the views are frozen, safe to share."""
+    return _feedback_view(lang, question, order, option, status, points)
+
+
+@functools.lru_cache(maxsize=FEEDBACK_CACHE)
+def _feedback_view(
+    lang: Lang,
+    question: Question,
+    order: tuple[int, ...],
+    option: int,
+    status: Literal["correct", "wrong", "already"],
+    points: int,
+) -> Feedback:
     chosen = LETTERS[order.index(option)]
     right = LETTERS[order.index(question.answer)]
     if status in ("correct", "wrong"):

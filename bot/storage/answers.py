@@ -87,7 +87,9 @@ class AnswerTable:
             self._drained.clear()
             self._wake.set()
             self._ensure_running()
-            return await asyncio.shield(future)
+            # A cancelled caller cancels only this future: the answer stays queued and the
+            # writer skips setting a result nobody waits for.
+            return await future
 
     def _ensure_running(self) -> None:
         if self._task is None or self._task.done():
