@@ -230,15 +230,46 @@ async def _player_ids(
 ) -> dict[tuple[int, str], tuple[int, str]]:
     """Upsert the `wanted` players (the rest are `known`) and set each item's player id;
     returns the upserted ones, remembered only once the transaction has committed."""
-    fresh: dict[tuple[int, str], tuple[int, str]] = {}
+    fresh = await _unchanged_players(tx, wanted)
     for provisional in (False, True):
-        group = [r for r in wanted.values() if r.provisional_name is provisional]
+        group = [
+            r for key, r in wanted.items() if r.provisional_name is provisional and key not in fresh
+        ]
         if group:
             fresh.update(await _upsert_players(tx, group, provisional=provisional))
     for item in items:
         key = (item.request.team_id, item.request.user)
         item.player_id = (fresh.get(key) or known[key])[0]
     return fresh
+
+
+async def _unchanged_players(
+    tx: Conn, wanted: dict[tuple[int, str], AnswerRequest]
+) -> dict[tuple[int, str], tuple[int, str]]:
+    """The `wanted` players who exist and whose name the upsert would leave as it is: read,
+    not upserted. Returning players are most of a busy round, and a read of their row is far
+    cheaper than an insert that conflicts and then updates it."""
+    if not wanted:
+        return {}
+    keys = sorted(wanted)
+    values = values_rows(tx.dialect, len(keys), ("bigint", "text"))
+    rows = await tx.fetch(
+        f"""SELECT p.id, p.team_id, p.platform_user, p.display_name
+            FROM (VALUES {values}) AS v
+            JOIN players p ON p.team_id = v.column1 AND p.platform_user = v.column2""",
+        *[v for key in keys for v in key],
+    )
+    found: dict[tuple[int, str], tuple[int, str]] = {}
+    for row in rows:
+        key = (int(row["team_id"]), str(row["platform_user"]))
+        stored = str(row["display_name"])
+        r = wanted[key]
+        # The upsert's rule (_upsert_players): a provisional name only fills an empty one, a
+        # known one replaces it unless empty.
+        kept = (stored != "" or not r.name) if r.provisional_name else r.name in ("", stored)
+        if kept:
+            found[key] = (int(row["id"]), stored)
+    return found
 
 
 def _firsts(items: list[_Item]) -> dict[tuple[int, int], _Item]:
@@ -378,13 +409,15 @@ async def _reschedule(tx: Conn, items: list[_Item]) -> None:
 
 
 async def _existing(tx: Conn, keys: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
-    """The earlier answers of those whose click did not insert (already answered, or closed)."""
+    """The earlier answers of those whose click did not insert (already answered, or closed).
+    A join from the keys, not `(a, b) IN (VALUES …)`: SQLite scans the whole table for that."""
     if not keys:
         return {}
     values = values_rows(tx.dialect, len(keys), ("bigint", "bigint"))
     rows = await tx.fetch(
-        f"""SELECT round_id, player_id, choice FROM answers
-            WHERE (round_id, player_id) IN (VALUES {values})""",
+        f"""SELECT a.round_id, a.player_id, a.choice
+            FROM (VALUES {values}) AS v
+            JOIN answers a ON a.round_id = v.column1 AND a.player_id = v.column2""",
         *[v for key in keys for v in key],
     )
     return {(int(r["round_id"]), int(r["player_id"])): int(r["choice"]) for r in rows}

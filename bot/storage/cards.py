@@ -26,14 +26,16 @@ UPSERT = """INSERT INTO cards (player_id, question_id, state, due_at, last_revie
 
 
 async def load(conn: Conn, keys: Iterable[Key]) -> dict[Key, str]:
-    """The stored states of these cards (absent: never answered)."""
+    """The stored states of these cards (absent: never answered). A join from the keys, not
+    `(a, b) IN (VALUES …)`: SQLite answers that by scanning every card."""
     wanted = sorted(set(keys))
     if not wanted:
         return {}
     values = values_rows(conn.dialect, len(wanted), ("bigint", "text"))
     rows = await conn.fetch(
-        f"""SELECT player_id, question_id, state FROM cards
-            WHERE (player_id, question_id) IN (VALUES {values})""",
+        f"""SELECT c.player_id, c.question_id, c.state
+            FROM (VALUES {values}) AS v
+            JOIN cards c ON c.player_id = v.column1 AND c.question_id = v.column2""",
         *[v for key in wanted for v in key],
     )
     return {(int(r["player_id"]), str(r["question_id"])): str(r["state"]) for r in rows}
