@@ -269,7 +269,7 @@ async def bench_round(
             await clicker.click_and_wait(10)
         await asyncio.sleep(0.5)
         sampler = Sampler(child.proc.pid, pyspy) if pyspy else None
-        if sampler is not None:
+        if sampler is not None and args.pyspy_phase == "open":
             await sampler.start()
 
         # 2. open loop
@@ -292,11 +292,13 @@ async def bench_round(
         result.o_clicks, result.o_answered = total, sum(1 for x in lat if x < math.inf)
         result.o_p50, result.o_p99 = pct(lat, 50), pct(lat, 99)
         tokens += sends
-        if sampler is not None:
+        if sampler is not None and args.pyspy_phase == "open":
             await sampler.stop()
         await asyncio.sleep(0.5)
 
         # 3. closed loop
+        if sampler is not None and args.pyspy_phase == "closed":
+            await sampler.start()
         cpu = child.cpu_seconds()
         begin = mono()
         stop_at = begin + args.seconds
@@ -313,6 +315,8 @@ async def bench_round(
         result.c_verdicts_per_s = answered / (end - begin)
         result.c_cpu_per_click = (child.cpu_seconds() - cpu) / max(1, len(closed))
         tokens += closed
+        if sampler is not None and args.pyspy_phase == "closed":
+            await sampler.stop()
 
         # 4. memory after USERS distinct users (in the last --rss-rounds rounds)
         clicked = WARMUP_CLICKS + total + len(closed)
@@ -474,6 +478,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--profile", type=Path, default=None, help="cProfile the first serve child")
     p.add_argument(
         "--pyspy", type=Path, default=None, help="py-spy round 1's open loop (bare: PATH.bare)"
+    )
+    p.add_argument(
+        "--pyspy-phase",
+        choices=("open", "closed"),
+        default="open",
+        help="which loop --pyspy samples: the open (200/s) or the closed one (default open)",
     )
     p.add_argument(
         "--floor", action="store_true", help="also run the bare client that records each click"
