@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from typing import Literal
 
 from bot.charts import question_chart
@@ -80,32 +81,18 @@ def verdict_headline(lang: Lang, question: Question, order: tuple[int, ...], opt
 
 
 FEEDBACK_CACHE = 4096  # distinct verdicts remembered: (question, order, option, status, points)
+FeedbackStatus = Literal["correct", "wrong", "already"]
 
 
-def feedback_view(
+def _feedback(
     lang: Lang,
     question: Question,
     order: tuple[int, ...],
     option: int,
-    status: Literal["correct", "wrong", "already"],
+    status: FeedbackStatus,
     points: int,
 ) -> Feedback:
-    """The private reply to a click: verdict, the right option and the explanation.
-
-    Remembered: every click on one option of one round gets the same reply, so a burst renders
-    it (its chart above all) once instead of per click; the views are frozen, safe to share."""
-    return _feedback_view(lang, question, order, option, status, points)
-
-
-@functools.lru_cache(maxsize=FEEDBACK_CACHE)
-def _feedback_view(
-    lang: Lang,
-    question: Question,
-    order: tuple[int, ...],
-    option: int,
-    status: Literal["correct", "wrong", "already"],
-    points: int,
-) -> Feedback:
+    """The private reply to a click: verdict, the right option and the explanation."""
     chosen = LETTERS[order.index(option)]
     right = LETTERS[order.index(question.answer)]
     if status in ("correct", "wrong"):
@@ -123,6 +110,13 @@ def _feedback_view(
         points=points,
         chart=question_chart(question.chart, lang),
     )
+
+
+# Remembered: every click on one option of one round gets the same reply, so a burst renders it
+# (its chart above all) once instead of per click; the views are frozen, safe to share.
+feedback_view: Callable[[Lang, Question, tuple[int, ...], int, FeedbackStatus, int], Feedback] = (
+    functools.lru_cache(maxsize=FEEDBACK_CACHE)(_feedback)
+)
 
 
 def reveal_view(
