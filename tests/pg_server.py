@@ -8,6 +8,7 @@ password authentication, as a real deployment would; each test gets a database o
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import itertools
@@ -221,6 +222,20 @@ async def backend_target(backend: str, request: pytest.FixtureRequest, db_path: 
         return str(db_path)
     server: PgServer = request.getfixturevalue("pg_server")
     return server.url(await server.create_database())
+
+
+async def open_at_once(target: str, replicas: int) -> None:
+    """`replicas` stores opening one new database together (as processes started at once do):
+    every one opens, all see the same, and the schema ends at the current version once."""
+    from bot.storage import SCHEMA_VERSION, Store
+
+    stores = await asyncio.gather(*(Store.open(target) for _ in range(replicas)))
+    try:
+        assert [await s.counts() for s in stores] == [await stores[0].counts()] * replicas
+    finally:
+        for store in stores:
+            await store.close()
+    assert await look(target, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
 async def look(target: str, sql: str, *params: object) -> list[tuple[object, ...]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import PgServer, look
+from pg_server import PgServer, look, open_at_once
 from schemadump import schema_of
 
 from bot.storage import SCHEMA_VERSION, Store
@@ -134,13 +134,7 @@ async def test_processes_starting_on_one_new_sqlite_file_at_once_all_start(
 ) -> None:
     for n in range(ROUNDS):
         target = str(tmp_path / f"shared{n}.sqlite3")
-        stores = await asyncio.gather(*(Store.open(target) for _ in range(4)))
-        try:
-            assert [await s.counts() for s in stores] == [await stores[0].counts()] * 4
-        finally:
-            for store in stores:
-                await store.close()
-        assert await look(target, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+        await open_at_once(target, 4)
         fresh = str(tmp_path / f"fresh{n}.sqlite3")
         await (await Store.open(fresh)).close()
         assert await everything(target) == await everything(fresh)
