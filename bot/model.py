@@ -54,6 +54,15 @@ class Question:
     difficulty: int | None = None
     origin: str = ""  # "file:line" where it was defined, for messages to authors
     chart: MemoryChart | None = None  # generated memory questions: the stages side by side
+    # Why each option is wrong, in file order (None for the key, whose reason is the explanation,
+    # and for an option a team pack gave no reason); empty when no option has one.
+    reasons: tuple[Text | None, ...] = ()
+
+    def reason(self, option: int) -> Text | None:
+        """Why this option (an index in file order) is wrong; None for the key or when not given."""
+        if option == self.answer or not 0 <= option < len(self.reasons):
+            return None
+        return self.reasons[option]
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ MAX_ID = 40
 MAX_PROMPT = 400
 MAX_OPTION = 150
 MAX_EXPLANATION = 1000
+MAX_WHY = 300  # one option's reason: shown above the explanation in the private reply
 MAX_SOURCE = 200
 MIN_OPTIONS = 2
 MAX_OPTIONS = 5  # one row of buttons on Discord
 DIFFICULTIES = (1, 2, 3)
 
-# Hostile-input guards. A valid file nests 5 levels (file, questions, question, options, option);
+# Hostile-input guards. A valid file nests 6 levels (file, questions, question, options, option, why);
 # PyYAML's composer recurses once per level, so without a bound a deep file ends in RecursionError.
 NEEDED_DEPTH = 6  # a template: file, templates, template, cases, case, label
 MAX_DEPTH = 10

@@ -21,9 +21,10 @@ from bot.model import LANGS, Lang, Question, Text
 
 QUESTION_KEYS = {"id", "prompt", "options", "answer", "explanation", "source", "tags", "difficulty"}
 REQUIRED_KEYS = ("id", "prompt", "options", "explanation")
-OPTION_KEYS = {"en", "id", "correct"}
+OPTION_KEYS = {"en", "id", "correct", "why"}
 FILE_KEYS = {"questions", "templates", "language", "lang", "name"}
-ONE_LANGUAGE_OPTION_KEYS = {"text", "correct"}
+ONE_LANGUAGE_OPTION_KEYS = {"text", "correct", "why"}
+REQUIRE_REASONS = False  # turned on once every bundled question has its reasons (issue 30)
 
 
 def load_bank(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Bank:
@@ -46,8 +47,11 @@ def check_files(sources: Sequence[tuple[str, BinaryIO | None]], problems: list[P
     seen: dict[str, str] = {}
     if not sources and not problems:
         raise BankError([Problem("<bank>", 0, "no question files found")])
+    bundled = _bundled_names()
     for name, source in sources:
-        for found in FileChecker(name, problems, seen, source).check():
+        strict = REQUIRE_REASONS and _resolved(name) in bundled
+        checker = FileChecker(name, problems, seen, source, strict=strict)
+        for found in checker.check():
             if isinstance(found, Template):
                 templates.append(found)
             else:
@@ -63,10 +67,30 @@ def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
+def _resolved(name: str) -> str:
+    try:
+        return str(Path(name).resolve())
+    except (OSError, RuntimeError):
+        return name
+
+
+def _bundled_names() -> set[str]:
+    """The shipped files, resolved: they must give a reason for every wrong option (a team's
+    own files and packs may leave them out)."""
+    return {_resolved(str(p)) for p in bundled_paths()}
+
+
 def _quoted(text: str, limit: int = limits.MAX_ID) -> str:
     """The file's own text inside a message, kept to one short line: a problem is one line."""
     short = text if len(text) <= limit else text[:limit] + "…"
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in short)
+
+
+def _field(node: yaml.Node, key: str) -> yaml.Node | None:
+    """One field of a mapping node (the mapping's own check reports unknown and repeated ones)."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
 
 
 class FileChecker:
@@ -78,8 +102,11 @@ class FileChecker:
         problems: list[Problem],
         seen_ids: dict[str, str],
         source: BinaryIO | None = None,
+        *,
+        strict: bool = False,
     ) -> None:
         self.path = path
+        self.strict = strict  # a bundled file: every wrong option (and distractor) needs its why
         self.source = source  # already open (stdin): read from it instead of opening `path`
         self.problems = problems
         self.seen_ids = seen_ids  # id -> "file:line" across every file of the bank
@@ -262,10 +289,10 @@ class FileChecker:
         return Text(en=value, id=value) if value is not None else None
 
     def option_text(self, node: yaml.Node, what: str) -> Text | None:
-        """An option: `{en:, id:, correct:}`, or in a one-language file `{text:, correct:}` or
-        plain text (not the correct one)."""
+        """An option: `{en:, id:, correct:, why:}`, or in a one-language file
+        `{text:, correct:, why:}` or plain text (not the correct one)."""
         if self.language is None:
-            return self.text(node, what, limits.MAX_OPTION, extra={"correct"})
+            return self.text(node, what, limits.MAX_OPTION, extra={"correct", "why"})
         if not isinstance(node, yaml.MappingNode):
             return self.one_text(node, what, limits.MAX_OPTION)
         if any(isinstance(k, yaml.ScalarNode) and k.value in LANGS for k, _ in node.value):
@@ -282,6 +309,19 @@ class FileChecker:
             self.report(node, f"{what} is missing field 'text'")
             return None
         return self.one_text(fields["text"], what, limits.MAX_OPTION)
+
+    def reason(self, node: yaml.Node, what: str, correct: bool) -> Text | None:
+        """An option's `why:`: required on every wrong option of a bundled file, never on the
+        key (its reason is the explanation)."""
+        why = _field(node, "why")
+        if why is None:
+            if self.strict and not correct:
+                self.report(node, f"{what} is wrong but gives no 'why' (why a learner's pick is wrong)")
+            return None
+        if correct:
+            self.report(why, f"{what} is the correct one: its reason is the explanation, not 'why'")
+            return None
+        return self.text(why, f"{what} why", limits.MAX_WHY)
 
     def _question(self, node: yaml.Node) -> Question | None:
         fields = self.mapping(node, QUESTION_KEYS, "question")
@@ -305,8 +345,8 @@ class FileChecker:
             if "explanation" in fields
             else None
         )
-        options, answer = (
-            self._options(fields["options"], label) if "options" in fields else ((), -1)
+        options, answer, reasons = (
+            self._options(fields["options"], label) if "options" in fields else ((), -1, ())
         )
         source = (
             self.scalar(fields["source"], "source", limits.MAX_SOURCE)
@@ -327,6 +367,7 @@ class FileChecker:
             tags=tags,
             difficulty=difficulty,
             origin=f"{self.path}:{_line(node)}",
+            reasons=reasons if any(r is not None for r in reasons) else (),
         )
 
     def check_id(self, node: yaml.Node, max_len: int) -> str | None:
@@ -340,10 +381,12 @@ class FileChecker:
             self.seen_ids[qid] = f"{self.path}:{_line(node)}"
         return qid
 
-    def _options(self, node: yaml.Node, label: str) -> tuple[tuple[Text, ...], int]:
+    def _options(
+        self, node: yaml.Node, label: str
+    ) -> tuple[tuple[Text, ...], int, tuple[Text | None, ...]]:
         if not isinstance(node, yaml.SequenceNode):
             self.report(node, "options must be a list")
-            return (), -1
+            return (), -1, ()
         count = len(node.value)
         if not limits.MIN_OPTIONS <= count <= limits.MAX_OPTIONS:
             self.report(
@@ -352,10 +395,12 @@ class FileChecker:
                 f"it needs {limits.MIN_OPTIONS} to {limits.MAX_OPTIONS}",
             )
         texts: list[Text] = []
+        reasons: list[Text | None] = []
         seen: dict[str, set[str]] = {lang: set() for lang in LANGS}  # casefolded, linear time
         correct: list[int] = []
         for i, opt in enumerate(node.value):
             text = self.option_text(opt, f"option {i + 1}")
+            is_correct = False
             if isinstance(opt, yaml.MappingNode):
                 for k, v in opt.value:
                     if k.value == "correct":
@@ -363,6 +408,8 @@ class FileChecker:
                             self.report(v, "'correct' must be true or false")
                         elif v.value.lower() == "true":
                             correct.append(i)
+                            is_correct = True
+            reasons.append(self.reason(opt, f"option {i + 1}", is_correct))
             if text is not None:
                 for lang in self.languages():
                     folded = text.get(lang).casefold()
@@ -376,7 +423,8 @@ class FileChecker:
             self.report(
                 where, f"{label} has {len(correct)} options marked correct; exactly one must be"
             )
-        return tuple(texts), (correct[0] if len(correct) == 1 else -1)
+        answer = correct[0] if len(correct) == 1 else -1
+        return tuple(texts), answer, tuple(reasons)
 
     def languages(self) -> tuple[Lang, ...]:
         """The languages the file's texts are written in (one, or every supported one)."""

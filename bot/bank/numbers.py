@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from bot.model import Lang
 
-UNITS = ("GB",)  # decimal gigabytes: Ψ in billions times bytes per parameter
+UNITS = ("GB", "s", "ms")  # decimal gigabytes (Ψ in billions times bytes per parameter); time on the wire
 _SEPARATORS: dict[str, tuple[str, str]] = {"en": (",", "."), "id": (".", ",")}
 
 

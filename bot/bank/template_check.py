@@ -39,7 +39,7 @@ TEMPLATE_KEYS = {
 }  # fmt: skip
 REQUIRED_KEYS = ("id", "prompt", "explanation", "params", "answer", "distractors")
 RANGE_KEYS = {"from", "to", "step"}
-DISTRACTOR_KEYS = {"formula", "mistake"}
+DISTRACTOR_KEYS = {"formula", "mistake", "why"}  # why: what a learner who picks it is told
 CASE_KEYS = {"label", "values"}
 RESERVED = (ANSWER, CASE)  # placeholders the texts get besides the names
 MAX_CASES = 100
@@ -109,15 +109,15 @@ class TemplateChecker:
         cases = self.cases(fields["cases"], names) if "cases" in fields else ()
         values = self.values(fields["values"], names) if "values" in fields else {}
         answer = self.formula(fields["answer"], names) if "answer" in fields else None
+        has_cases = "cases" in fields
         distractors = (
-            self.distractors(fields["distractors"], names, keys["distractors"])
+            self.distractors(fields["distractors"], names, keys["distractors"], has_cases)
             if "distractors" in fields
             else ()
         )
         unit = f.scalar(fields["unit"], "unit", 10) if "unit" in fields else "GB"
         if unit is not None and unit not in UNITS:
             self.report(fields["unit"], f"unit must be one of {', '.join(UNITS)}")
-        has_cases = "cases" in fields
         prompt = self.text(fields, "prompt", limits.MAX_PROMPT, names, has_cases)
         explanation = self.text(
             fields, "explanation", limits.MAX_EXPLANATION, names | {ANSWER}, has_cases
@@ -359,7 +359,7 @@ class TemplateChecker:
         return formula
 
     def distractors(
-        self, node: yaml.Node, names: set[str], key: yaml.Node
+        self, node: yaml.Node, names: set[str], key: yaml.Node, has_cases: bool
     ) -> tuple[Distractor, ...]:
         if not isinstance(node, yaml.SequenceNode):
             self.report(node, "distractors must be a list")
@@ -375,13 +375,20 @@ class TemplateChecker:
             fields = self.files.mapping(item, DISTRACTOR_KEYS, "distractor")
             if fields is None:
                 continue
-            if set(fields) != DISTRACTOR_KEYS:
+            if not {"formula", "mistake"} <= set(fields):
                 self.report(item, "a distractor needs a formula and the mistake it stands for")
                 continue
+            if "why" not in fields and self.files.strict:
+                self.report(item, "a distractor needs 'why': what a learner who picks it is told")
             formula = self.formula(fields["formula"], names)
             mistake = self.files.scalar(fields["mistake"], "mistake", limits.MAX_SOURCE)
+            why = (
+                self.text(fields, "why", limits.MAX_WHY, names | {ANSWER}, has_cases)
+                if "why" in fields
+                else None
+            )
             if formula is not None and mistake is not None:
-                out.append(Distractor(formula, mistake))
+                out.append(Distractor(formula, mistake, why))
         return tuple(out)
 
     def text(

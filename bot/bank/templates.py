@@ -33,6 +33,7 @@ CASE = "case"  # the placeholder that shows the drawn case's label
 class Distractor:
     formula: Formula
     mistake: str  # for authors: which usual mistake this option stands for
+    why: Text | None = None  # for learners: why the number it gives is wrong (placeholders filled)
 
 
 @dataclass(frozen=True)
@@ -91,9 +92,11 @@ class Template:
             env, answer, wrong = self.evaluate(params, case)
         except (ZeroDivisionError, ValueError):
             return None
-        amounts = [_amount(value, self.unit) for value in pick(answer, wrong)[0]]
+        chosen, sources = picked(answer, wrong)
+        amounts = [_amount(value, self.unit) for value in chosen]
         order = permutation(seed, OPTIONS)  # display-independent: the round shuffles again
         env[ANSWER] = answer
+        reasons = [self.reason(source, env, case) for source in sources]
         return Question(
             id=f"{self.id}@{seed}",
             prompt=_fill(self.prompt, env, self.unit, case),
@@ -105,7 +108,16 @@ class Template:
             difficulty=self.difficulty,
             origin=self.origin,
             chart=self.memory_chart(env),
+            reasons=tuple(reasons[i] for i in order) if any(reasons) else (),
         )
+
+    def reason(self, source: int, env: Mapping[str, float], case: Case | None) -> Text | None:
+        """The reason shown for a drawn option: its distractor's `why` (None for the answer, -1,
+        and for a fallback multiple, which names no mistake)."""
+        if not 0 <= source < len(self.distractors):
+            return None
+        why = self.distractors[source].why
+        return _fill(why, env, self.unit, case) if why is not None else None
 
     def memory_chart(self, env: Mapping[str, float]) -> MemoryChart | None:
         """The stages side by side for a memory template, from the drawn Ψ and Nd."""
@@ -154,6 +166,7 @@ class Template:
             ("prompt", question.prompt, limits.MAX_PROMPT),
             ("explanation", question.explanation, limits.MAX_EXPLANATION),
             *(("distractors", option, limits.MAX_OPTION) for option in question.options),
+            *(("distractors", why, limits.MAX_WHY) for why in question.reasons if why),
         ):
             for lang in LANGS:
                 size = len(text.get(lang))
@@ -171,16 +184,22 @@ def pick(answer: float, wrong: list[float]) -> tuple[list[float], int]:
     """The answer first, then three mistakes that differ from it and each other once rounded
     as shown (the same rounding in every language); and how many had to be fallback multiples
     (the checker wants none)."""
-    chosen, shown = [answer], {rounded(answer)}
-    fallbacks = 0
+    chosen, sources = picked(answer, wrong)
+    return chosen, sum(source >= len(wrong) for source in sources)
+
+
+def picked(answer: float, wrong: list[float]) -> tuple[list[float], list[int]]:
+    """`pick`'s values, and where each came from: -1 for the answer, the mistake's index, or an
+    index past the mistakes for a fallback multiple."""
+    chosen, sources, shown = [answer], [-1], {rounded(answer)}
     for i, value in enumerate([*wrong, *(answer * f for f in FALLBACK_FACTORS)]):
         if len(chosen) == OPTIONS:
             break
         if math.isfinite(value) and value > 0 and rounded(value) not in shown:
             chosen.append(value)
+            sources.append(i)
             shown.add(rounded(value))
-            fallbacks += i >= len(wrong)
-    return chosen, fallbacks
+    return chosen, sources
 
 
 def placeholders(text: str) -> list[str]:
