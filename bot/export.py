@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from bot.bank import Bank, memchart
-from bot.bank.templates import Template
+from bot.bank.templates import Distractor, Template
 from bot.model import Question, Text
 
 Data = dict[str, Any]
@@ -24,7 +24,7 @@ def bank_to_data(bank: Bank) -> list[dict[str, Any]]:
         {
             "id": q.id,
             "prompt": _text(q.prompt),
-            "options": [_text(o) for o in q.options],
+            "options": _options(q, correct=False),
             "answer": q.answer,
             "explanation": _text(q.explanation),
             "source": q.source,
@@ -33,6 +33,21 @@ def bank_to_data(bank: Bank) -> list[dict[str, Any]]:
         }
         for q in bank.questions
     ]
+
+
+def _options(q: Question, *, correct: bool) -> list[Data]:
+    """Each option's texts and, for a wrong one that gives it, its `why`; `correct: true` on the
+    key when asked (the JSON names the key by `answer` instead)."""
+    out: list[Data] = []
+    for i, option in enumerate(q.options):
+        entry: Data = _text(option)
+        if correct and i == q.answer:
+            entry["correct"] = True
+        reason = q.reason(i)
+        if reason is not None:
+            entry["why"] = _text(reason)
+        out.append(entry)
+    return out
 
 
 def _number(value: float) -> int | float:
@@ -64,12 +79,9 @@ def _common(item: Question | Template) -> Data:
 
 
 def question_entry(q: Question) -> Data:
-    options = [
-        _text(o) | ({"correct": True} if i == q.answer else {}) for i, o in enumerate(q.options)
-    ]
     return _common(q) | {
         "prompt": _text(q.prompt),
-        "options": options,
+        "options": _options(q, correct=True),
         "explanation": _text(q.explanation),
     }
 
@@ -87,10 +99,15 @@ def template_entry(t: Template) -> Data:
         out["chart"] = memchart.STAGES[t.chart]
     return out | {
         "answer": t.answer.text,
-        "distractors": [{"formula": d.formula.text, "mistake": d.mistake} for d in t.distractors],
+        "distractors": [_distractor(d) for d in t.distractors],
         "prompt": _text(t.prompt),
         "explanation": _text(t.explanation),
     }
+
+
+def _distractor(d: Distractor) -> Data:
+    out: Data = {"formula": d.formula.text, "mistake": d.mistake}
+    return out | ({"why": _text(d.why)} if d.why is not None else {})
 
 
 def bank_to_file(bank: Bank) -> Data:

@@ -255,13 +255,17 @@ def _option(lang: Lang, item: ItemStat, slot: int, *, named: bool = True) -> str
 
 
 def _shows(lang: Lang, item: ItemStat, slot: int) -> str:
-    """What choosing it shows: the mistake a template names for it, else the explanation's
-    first sentence."""
+    """What choosing it shows: the option's own reason (its `why`), or the mistake a template
+    names for it, else (a team pack's option with no reason) the explanation's first sentence."""
     entry = item.entry
     if not isinstance(entry, Question):
         name = analysis.mistake_names(entry)[slot] if 0 < slot < 4 else None
         if name:
             return t(lang, "insights_shows_mistake", mistake=name)
+    else:
+        reason = entry.reason(slot)
+        if reason is not None:
+            return t(lang, "insights_shows_reason", reason=_short(reason.get(lang), 200))
     sentence = analysis.first_sentence(entry.explanation.get(lang))
     return t(lang, "insights_shows_explanation", sentence=_short(sentence, 200))
 

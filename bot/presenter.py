@@ -17,6 +17,7 @@ from bot.views import (
     HomeView,
     LeaderboardView,
     LeaderRow,
+    Mistake,
     OptionLine,
     Period,
     QuestionView,
@@ -80,6 +81,24 @@ def verdict_headline(lang: Lang, question: Question, order: tuple[int, ...], opt
     return t(lang, "feedback_wrong", chosen=chosen, letter=right, text=right_text)
 
 
+def mistake_for(
+    lang: Lang,
+    question: Question,
+    order: tuple[int, ...],
+    option: int,
+    *,
+    most_picked: bool = False,
+) -> Mistake | None:
+    """Why the picked option is wrong, headed with its letter as shown; None for the key, or
+    an option that gives no reason (a team pack may leave them out)."""
+    reason = question.reason(option)
+    if reason is None:
+        return None
+    key = "why_wrong_most_picked" if most_picked else "why_wrong"
+    label = t(lang, key, letter=LETTERS[order.index(option)])
+    return Mistake(label, reason.get(lang))
+
+
 FEEDBACK_CACHE = 4096  # distinct verdicts remembered: (question, order, option, status, points)
 FeedbackStatus = Literal["correct", "wrong", "already"]
 
@@ -109,6 +128,7 @@ def _feedback(
         why_label=t(lang, "why"),
         points=points,
         chart=question_chart(question.chart, lang),
+        mistake=mistake_for(lang, question, order, option),
     )
 
 
@@ -141,6 +161,9 @@ def reveal_view(
         )
         for i, src in enumerate(order)
     )
+    wrong = [src for src in order if src != question.answer and counts.get(src, 0)]
+    # The most picked wrong option (ties: the one shown first): what the channel most needs fixed.
+    common = max(wrong, key=lambda src: counts.get(src, 0), default=None)
     fastest_line = None
     if fastest is not None:
         seconds = f"{fastest[1] / 1000:.1f}"
@@ -174,6 +197,11 @@ def reveal_view(
             else None
         ),
         chart=question_chart(question.chart, lang),
+        mistake=(
+            mistake_for(lang, question, order, common, most_picked=True)
+            if common is not None
+            else None
+        ),
     )
 
 

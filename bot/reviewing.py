@@ -20,7 +20,7 @@ from bot.i18n import t
 from bot.library import Library
 from bot.model import LETTERS, Lang, Question, UserRef
 from bot.periods import to_ms
-from bot.presenter import option_lines, verdict_headline
+from bot.presenter import mistake_for, option_lines, verdict_headline
 from bot.shuffle import permutation
 from bot.storage import CardState, Store
 from bot.topics import NO_FILTER, Filter, parse_level
@@ -197,7 +197,8 @@ def result_view(
     """The verdict on a review answer, with the explanation; Next and Stop while cards remain."""
     lang = click.lang
     correct = click.option == question.answer
-    headline = verdict_headline(lang, question, _order(user, question), click.option)
+    order = _order(user, question)
+    headline = verdict_headline(lang, question, order, click.option)
     if not rescheduled:
         headline += " " + t(lang, "review_already")
     buttons = (
@@ -219,6 +220,7 @@ def result_view(
         buttons=buttons if remaining else (),
         next_due=next_due,
         chart=question_chart(question.chart, lang),
+        mistake=mistake_for(lang, question, order, click.option),
     )
 
 

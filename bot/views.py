@@ -65,10 +65,20 @@ class Feedback:
     why_label: str = ""
     points: int = 0
     chart: ChartView | None = None  # beside the explanation: a memory question's stages
+    mistake: Mistake | None = None  # a wrong pick: why that option is wrong, before the explanation
 
     @property
     def recorded(self) -> bool:
         return self.status in ("correct", "wrong")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """Why an option is wrong, with its heading ("Why B is not right"): shown to the person who
+    picked it above why the key is right, and under a reveal's spread for the most picked one."""
+
+    label: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -99,6 +109,7 @@ class RevealView:
     fastest: str | None
     streaks: str | None = None  # daily questions: who has been right several days running
     chart: ChartView | None = None  # beside the explanation: a memory question's stages
+    mistake: Mistake | None = None  # the most picked wrong option and why it is wrong
 
 
 @dataclass(frozen=True)
@@ -239,6 +250,7 @@ class ReviewResult:
     buttons: tuple[ReviewButton, ...]
     next_due: datetime | None = None  # nothing more due: the next card's time (see NoticeView)
     chart: ChartView | None = None  # beside the explanation: a memory question's stages
+    mistake: Mistake | None = None  # a wrong pick: why that option is wrong
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ RATIO = 1.25  # no option longer than this times the mean length of the others
 
 # Words a prompt and its key may share without telling anything: English glue and the subject's
 # everyday words, which every option of a question on the subject uses too.
-COMMON = set(
-    """
+_COMMON_WORDS = """
     the and for with that this what which when where who why how does did are was were has have
     had not but its their them they then than from into onto over under each every one two three
     four per all any only also more most less much many some same other such can could would should
@@ -33,8 +32,8 @@ COMMON = set(
     bytes size data parallel parallelism fsdp deepspeed pytorch torch paper config setting value
     values number numbers time times keep keeps kept hold holds held need needs needed total each
     option options answer question run runs running give gives given make makes made set sets
-    """.split()
-)
+"""
+COMMON = frozenset(_COMMON_WORDS.split())
 WORD = re.compile(r"[a-z0-9_]+(?:[.\-][a-z0-9_]+)*")
 
 
@@ -83,10 +82,7 @@ def measure(questions: Iterable[Question]) -> Tells:
     questions = list(questions)
     longest = [q.id for q in questions if key_is_longest(q)]
     too_long = [
-        (q.id, i, round(r, 2))
-        for q in questions
-        for i, r in enumerate(ratios(q))
-        if r > RATIO
+        (q.id, i, round(r, 2)) for q in questions for i, r in enumerate(ratios(q)) if r > RATIO
     ]
     echoes = [(q.id, w) for q in questions for w in echoed_words(q)]
     return Tells(longest, too_long, echoes, len(questions))
@@ -111,8 +107,10 @@ def main(paths: list[str]) -> int:
     bank = load_bank(paths) if paths else load_bank()
     chosen = [q for q in bank.questions if not paths or any(p in q.origin for p in paths)]
     tells = measure(chosen)
-    print(f"{tells.total} questions; key strictly longest in {len(tells.longest_key)}"
-          f" ({tells.longest_share:.0%}, limit {LONGEST_KEY_SHARE:.0%})")
+    print(
+        f"{tells.total} questions; key strictly longest in {len(tells.longest_key)}"
+        f" ({tells.longest_share:.0%}, limit {LONGEST_KEY_SHARE:.0%})"
+    )
     for qid in tells.longest_key:
         print(f"  longest key: {qid}")
     for qid, i, r in tells.too_long:

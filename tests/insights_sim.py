@@ -53,9 +53,13 @@ _TOPIC_QUESTIONS = {
 def _question(qid: str, tag: str, answer: int) -> str:
     options = []
     for n in range(4):
-        mark = "\n        correct: true" if n == answer else ""
+        letter = "ABCD"[n]
+        mark = "\n        correct: true" if n == answer else (
+            f'\n        why: {{en: "{qid} {letter} misreads the question", '
+            f'id: "{qid} {letter} salah membaca soal"}}'
+        )
         options.append(
-            f'      - en: "{qid} option {"ABCD"[n]}"\n        id: "{qid} pilihan {"ABCD"[n]}"{mark}'
+            f'      - en: "{qid} option {letter}"\n        id: "{qid} pilihan {letter}"{mark}'
         )
     return f"""  - id: {qid}
     difficulty: 2

@@ -14,6 +14,7 @@ from bot.views import (
     Feedback,
     InsightsView,
     LeaderboardView,
+    Mistake,
     NoticeView,
     QuestionView,
     ReviewResult,
@@ -35,11 +36,16 @@ def question(view: QuestionView, n: int, total: int) -> str:
 
 
 def feedback(view: Feedback) -> str:
-    lines = [wrap(view.headline)]
+    lines = [wrap(view.headline), *mistake(view.mistake)]
     if view.explanation:
         lines.append(wrap(f"{view.why_label}: {view.explanation}"))
         lines += chart(view.chart)
     return "\n".join(lines)
+
+
+def mistake(view: Mistake | None) -> list[str]:
+    """Why the option picked is wrong, above why the key is right."""
+    return [wrap(f"{view.label}: {view.text}")] if view is not None else []
 
 
 def chart(view: ChartView | None) -> list[str]:
@@ -77,7 +83,8 @@ def review_card(view: ReviewView) -> str:
 
 def review_result(view: ReviewResult, zone: tzinfo | None = None) -> str:
     footer = view.footer + next_due(view.lang, view.next_due, zone)
-    lines = [wrap(view.headline), wrap(f"{view.why_label}: {view.explanation}")]
+    lines = [wrap(view.headline), *mistake(view.mistake)]
+    lines.append(wrap(f"{view.why_label}: {view.explanation}"))
     return "\n".join([*lines, *chart(view.chart), wrap(footer)])
 
 

@@ -21,6 +21,7 @@ from bot.views import (
     Feedback,
     InsightsView,
     LeaderboardView,
+    Mistake,
     NoticeView,
     QuestionView,
     RevealView,
@@ -115,6 +116,7 @@ def reveal_embed(view: RevealView) -> discord.Embed:
         f"{row.letter}) `{bar(row.share)}` {row.count} · {row.share:.0%}" for row in view.spread
     )
     embed.add_field(name=view.spread_label, value=spread, inline=False)
+    add_mistake(embed, view.mistake)
     footer = "\n".join(line for line in (view.summary, view.fastest, view.streaks) if line)
     embed.set_footer(text=clip(footer, FOOTER_MAX))
     return embed
@@ -127,10 +129,18 @@ def feedback_embed(feedback: Feedback) -> discord.Embed:
     if feedback.points:
         text += "\n" + t(feedback.lang, "feedback_points", points=feedback.points)
     embed = discord.Embed(description=text, colour=colour)
+    add_mistake(embed, feedback.mistake)
     if feedback.explanation:
         embed.add_field(name=feedback.why_label, value=feedback.explanation, inline=False)
         add_chart(embed, feedback.chart)
     return embed
+
+
+def add_mistake(embed: discord.Embed, mistake: Mistake | None) -> None:
+    """Why an option is wrong, as a field: a heading of a few words and a reason of at most
+    300 characters (bot/bank/limits.py), inside a field's 256 and 1024."""
+    if mistake is not None:
+        embed.add_field(name=clip(mistake.label, FIELD_NAME_MAX), value=mistake.text, inline=False)
 
 
 def add_chart(embed: discord.Embed, chart: ChartView | None) -> None:
@@ -206,6 +216,7 @@ def review_embed(view: ReviewView | ReviewResult | NoticeView) -> discord.Embed:
     if view.next_due is not None:  # in the description: a footer can't show the time token
         description += "\n\n" + next_due_line(view.lang, view.next_due)
     embed = discord.Embed(title=view.title, description=description, colour=colour)
+    add_mistake(embed, view.mistake)
     embed.add_field(name=view.why_label, value=view.explanation, inline=False)
     add_chart(embed, view.chart)
     embed.set_footer(text=clip(view.footer, FOOTER_MAX))

@@ -22,6 +22,7 @@ from bot.views import (
     HomeView,
     InsightsView,
     LeaderboardView,
+    Mistake,
     NoticeView,
     QuestionView,
     RevealView,
@@ -98,6 +99,7 @@ def reveal_message(view: RevealView) -> SlackMessage:
         ),
         *_chart(view.chart),
         _section(f"*{escape(view.spread_label)}*\n{bars}"),
+        *_mistake(view.mistake),
         _context(*notes),
     ]
     return SlackMessage(_fallback(view.title, view.answer_line), blocks)
@@ -107,13 +109,20 @@ def feedback_message(view: Feedback) -> SlackMessage:
     headline = escape(view.headline)
     if view.points:
         headline += " · " + escape(t(view.lang, "feedback_points", points=view.points))
-    blocks = [_section(headline)]
+    blocks = [_section(headline), *_mistake(view.mistake)]
     if view.explanation:
         blocks.append(
             _section(f"*{escape(view.why_label)}:* {escape(view.explanation)}"),
         )
         blocks += _chart(view.chart)
     return SlackMessage(_fallback(view.headline), blocks)
+
+
+def _mistake(mistake: Mistake | None) -> list[Block]:
+    """Why an option is wrong: one section (a reason is at most 300 characters)."""
+    if mistake is None:
+        return []
+    return [_section(f"*{escape(mistake.label)}:* {escape(mistake.text)}")]
 
 
 def leaderboard_message(view: LeaderboardView) -> SlackMessage:
@@ -153,6 +162,7 @@ def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage
         fallback = _fallback(view.title, view.prompt)
     else:
         blocks.append(_section(escape(view.headline)))
+        blocks += _mistake(view.mistake)
         blocks.append(_section(f"*{escape(view.why_label)}:* {escape(view.explanation)}"))
         blocks += _chart(view.chart)
         notes = [escape(view.footer) + _next_due(view.lang, view.next_due)]

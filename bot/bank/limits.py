@@ -15,8 +15,9 @@ MIN_OPTIONS = 2
 MAX_OPTIONS = 5  # one row of buttons on Discord
 DIFFICULTIES = (1, 2, 3)
 
-# Hostile-input guards. A valid file nests 6 levels (file, questions, question, options, option, why);
-# PyYAML's composer recurses once per level, so without a bound a deep file ends in RecursionError.
+# Hostile-input guards. A valid file nests 6 levels (file, questions, question, options, option,
+# why); PyYAML's composer recurses once per level, so without a bound a deep file ends in
+# RecursionError.
 NEEDED_DEPTH = 6  # a template: file, templates, template, cases, case, label
 MAX_DEPTH = 10
 # Work is bounded by size and by values (every key, text, list and mapping), as pure-Python PyYAML

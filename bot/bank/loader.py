@@ -90,7 +90,8 @@ def _field(node: yaml.Node, key: str) -> yaml.Node | None:
     """One field of a mapping node (the mapping's own check reports unknown and repeated ones)."""
     if not isinstance(node, yaml.MappingNode):
         return None
-    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+    found = (v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key)
+    return next(found, None)
 
 
 class FileChecker:
@@ -316,11 +317,19 @@ class FileChecker:
         why = _field(node, "why")
         if why is None:
             if self.strict and not correct:
-                self.report(node, f"{what} is wrong but gives no 'why' (why a learner's pick is wrong)")
+                self.report(
+                    node,
+                    f"{what} is wrong but gives no 'why' (what a learner who picks it is told)",
+                )
             return None
         if correct:
             self.report(why, f"{what} is the correct one: its reason is the explanation, not 'why'")
             return None
+        given = [k.value for k, _ in why.value] if isinstance(why, yaml.MappingNode) else []
+        if not self.strict and self.language is None and len(given) == 1 and given[0] in LANGS:
+            # A team's bilingual pack may give a reason in one language: shown in both.
+            value = self.scalar(why.value[0][1], f"{what} why ({given[0]})", limits.MAX_WHY)
+            return Text(en=value, id=value) if value is not None else None
         return self.text(why, f"{what} why", limits.MAX_WHY)
 
     def _question(self, node: yaml.Node) -> Question | None:

@@ -12,7 +12,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from bot.model import Lang
 
-UNITS = ("GB", "s", "ms")  # decimal gigabytes (Ψ in billions times bytes per parameter); time on the wire
+# Decimal gigabytes (Ψ in billions times bytes per parameter); seconds and milliseconds on the wire.
+UNITS = ("GB", "s", "ms")
 _SEPARATORS: dict[str, tuple[str, str]] = {"en": (",", "."), "id": (".", ",")}
 
 

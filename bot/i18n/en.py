@@ -17,6 +17,8 @@ MESSAGES: dict[str, str] = {
     "button_invalid": "That button is no longer valid.",
     "feedback_points": "+{points} points",
     "why": "Why",
+    "why_wrong": "Why {letter} is not right",
+    "why_wrong_most_picked": "Most picked wrong answer, {letter}: why it is not right",
     # reveal
     "reveal_answer": "The answer: {letter}) {text}",
     "reveal_right": "{right} of {total} answered right",
@@ -262,6 +264,7 @@ MESSAGES: dict[str, str] = {
     "insights_missed_line": "`{id}` ({topic}): {right}% right of {answered}. Most chosen wrong: {option} ({share}% of all answers). {shows}",
     "insights_shows_mistake": "That choice shows: {mistake}.",
     "insights_shows_explanation": "Why it is wrong: {sentence}",
+    "insights_shows_reason": "That choice shows: {reason}",
     "insights_template_answer": "the answer",
     "insights_template_option": "mistake {n} ({mistake})",
     "insights_template_mistake": "mistake {n} of the template",

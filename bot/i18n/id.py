@@ -17,6 +17,8 @@ MESSAGES: dict[str, str] = {
     "button_invalid": "Tombol itu sudah tidak berlaku.",
     "feedback_points": "+{points} poin",
     "why": "Penjelasan",
+    "why_wrong": "Mengapa {letter} kurang tepat",
+    "why_wrong_most_picked": "Jawaban salah terbanyak, {letter}: mengapa kurang tepat",
     # reveal
     "reveal_answer": "Jawabannya: {letter}) {text}",
     "reveal_right": "{right} dari {total} menjawab benar",
@@ -267,6 +269,7 @@ MESSAGES: dict[str, str] = {
     "insights_missed_line": "`{id}` ({topic}): {right}% benar dari {answered}. Jawaban salah terbanyak: {option} ({share}% dari semua jawaban). {shows}",
     "insights_shows_mistake": "Pilihan itu menunjukkan: {mistake}.",
     "insights_shows_explanation": "Mengapa salah: {sentence}",
+    "insights_shows_reason": "Pilihan itu menunjukkan: {reason}",
     "insights_template_answer": "jawabannya",
     "insights_template_option": "kesalahan {n} ({mistake})",
     "insights_template_mistake": "kesalahan {n} dari template",

@@ -22,6 +22,13 @@ TOPICS = {
     "sharded-optimizers": "ZeroRedundancyOptimizer, fairscale OSS/ShardedDDP/FSDP, Megatron, MiCS",
     "checkpointing": "torch.distributed.checkpoint, universal checkpoints, ZeRO-3 weights",
     "practice": "gradient accumulation, activation checkpointing, zero_optimization knobs",
+    # Issue 30: what practitioners use in 2026.
+    "fsdp2": "fully_shard in practice: reshard, no-sync accumulation, prefetch, policies",
+    "mixed-precision": "fp16 and bf16, loss scaling, fp32 master weights",
+    "activations": "activation memory and checkpointing beside sharding",
+    "parallelism": "ZeRO and FSDP with tensor, pipeline and sequence parallelism",
+    "comm-time": "time on the wire: ring all-reduce, bus bandwidth, overlap, buckets",
+    "accounting": "the paper's 16 bytes against DeepSpeed's, Megatron's and FSDP2's accounting",
 }
 
 # Floors for the topics item 5 added: enough that a topic filter on them gives a real session.

@@ -56,6 +56,17 @@ async def test_the_simulated_teams_insights_show_the_wrong_key_the_weak_topic_an
         missed = {line.question_id: line.text for line in view.missed}
         assert TEMPLATE in missed and MISCONCEPTION in missed[TEMPLATE]
         assert BAD_KEY in missed  # its key makes it look missed too
+        # A hand-written question's misconception is the most chosen wrong option's own reason.
+        for lang, shows in (("en", "That choice shows: "), ("id", "Pilihan itu menunjukkan: ")):
+            lines = (await Insights(store, sim_bank, clock).view(TEAM, "week", lang)).missed
+            ids = {q.id for q in sim_bank.questions}  # not the template's lines
+            written = [line for line in lines if line.question_id in ids]
+            assert written
+            for line in written:
+                question = sim_bank.get(line.question_id)
+                assert question is not None and line.option is not None
+                reason = question.reason(line.option)
+                assert reason is not None and shows + reason.get(lang) in line.text
         # The chart: one fixed-width line per topic, with its share and answers; no earlier week.
         assert len(view.chart) == 3 and len({len(line) for line in view.chart}) == 1
         assert all("█" in line or "░" in line for line in view.chart)
