@@ -54,10 +54,8 @@ def _question(qid: str, tag: str, answer: int) -> str:
     options = []
     for n in range(4):
         letter = "ABCD"[n]
-        mark = "\n        correct: true" if n == answer else (
-            f'\n        why: {{en: "{qid} {letter} misreads the question", '
-            f'id: "{qid} {letter} salah membaca soal"}}'
-        )
+        why = f'{{en: "{qid} {letter} misreads the question", id: "{qid} {letter} salah membaca"}}'
+        mark = "\n        correct: true" if n == answer else f"\n        why: {why}"
         options.append(
             f'      - en: "{qid} option {letter}"\n        id: "{qid} pilihan {letter}"{mark}'
         )
