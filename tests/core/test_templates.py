@@ -26,6 +26,16 @@ def _nd(q: Question) -> float:
     return _number(re.search(r"\b([\d,]+) GPUs", q.prompt.en))
 
 
+def _found(pattern: str, q: Question) -> float:
+    return _number(re.search(pattern, q.prompt.en))
+
+
+def _ring(q: Question) -> float:
+    """(n-1)/n of the ring: the share of the data each rank receives in one pass."""
+    n = _found(r"n = ([\d,]+) GPUs", q)
+    return (n - 1) / n
+
+
 def _number(match: re.Match[str] | None) -> float:
     assert match is not None
     return float(match.group(1).replace(",", ""))
@@ -74,11 +84,29 @@ EXPECTED: dict[str, Callable[[Question], float]] = {
     "gen-zeropp-volume": lambda q: 0.75 * 2 * _psi(q),
     # Megatron-LM's distributed optimizer: the precision's kept bytes + its sharded bytes / d
     "gen-meg-precision": _megatron,
+    # nccl-tests doc/PERFORMANCE.md: a ring all-reduce of S bytes takes (S/B) x 2(n-1)/n; bf16
+    # gradients are S = 2Ψ bytes; GB over GB/s is seconds, shown in ms
+    "wire-allreduce-grads": lambda q: (
+        2 * _psi(q) / _found(r"bandwidth of ([\d,]+) GB/s", q) * 2 * _ring(q) * 1000
+    ),
+    # an all-gather takes (S/B) x (n-1)/n; a block of p million bf16 params is 2p MB; MB over
+    # GB/s is ms
+    "wire-layer-gather": lambda q: (
+        2
+        * _found(r"has ([\d,]+) million parameters", q)
+        / _found(r"bandwidth is ([\d,]+) GB/s", q)
+        * _ring(q)
+    ),
+    # ZeRO-3 runs three such collectives a step (two all-gathers, one reduce-scatter): 3Ψ (§7)
+    "wire-zero3-step": lambda q: (
+        3 * 2 * _psi(q) / _found(r"bandwidth of ([\d,]+) GB/s", q) * _ring(q)
+    ),
 }
 
 
 def _gb(text: str) -> float:
-    match = re.fullmatch(r"([\d,]+(?:\.\d+)?) GB", text)
+    """The number of an option in its unit (GB, s or ms)."""
+    match = re.fullmatch(r"([\d,]+(?:\.\d+)?) (?:GB|s|ms)", text)
     assert match, text
     return float(match.group(1).replace(",", ""))
 
@@ -225,6 +253,17 @@ TAUGHT = {
     "gen-zeropp-volume": ["3 * 2 * psi", "0.25 * 2 * psi", "0.75 * 3 * 2 * psi"],
     # the other precision's row is 12 bytes too at d = 2, so it is not shown there
     "gen-meg-precision": ["full * psi", "full * psi / d"],
+    "wire-allreduce-grads": [
+        "2 * psi / bw * (n - 1) / n * 1000",
+        "4 * psi / bw * 2 * (n - 1) / n * 1000",
+        "2 * psi / bw / (2 * (n - 1) / n) * 1000",
+    ],
+    "wire-layer-gather": ["2 * p / bw * 2 * (n - 1) / n", "2 * p / bw / n", "p / bw * (n - 1) / n"],
+    "wire-zero3-step": [
+        "2 * 2 * psi / bw * (n - 1) / n",
+        "3 * 2 * 2 * psi / bw * (n - 1) / n",
+        "3 * 2 * psi / bw / n",
+    ],
 }
 
 
