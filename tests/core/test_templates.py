@@ -253,12 +253,13 @@ TAUGHT = {
     "gen-zeropp-volume": ["3 * 2 * psi", "0.25 * 2 * psi", "0.75 * 3 * 2 * psi"],
     # the other precision's row is 12 bytes too at d = 2, so it is not shown there
     "gen-meg-precision": ["full * psi", "full * psi / d"],
+    # not the answer's half and double together: the key would sit between them (a tell)
     "wire-allreduce-grads": [
         "2 * psi / bw * (n - 1) / n * 1000",
-        "4 * psi / bw * 2 * (n - 1) / n * 1000",
         "2 * psi / bw / (2 * (n - 1) / n) * 1000",
+        "2 * psi / bw * 2 * (n - 1) * 1000",
     ],
-    "wire-layer-gather": ["2 * p / bw * 2 * (n - 1) / n", "2 * p / bw / n", "p / bw * (n - 1) / n"],
+    "wire-layer-gather": ["2 * p / bw * 2 * (n - 1) / n", "2 * p / bw / n", "2 * p / bw"],
     "wire-zero3-step": [
         "2 * 2 * psi / bw * (n - 1) / n",
         "3 * 2 * 2 * psi / bw * (n - 1) / n",
