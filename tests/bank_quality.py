@@ -40,6 +40,7 @@ WORD = re.compile(r"[a-z0-9_]+(?:[.\-][a-z0-9_]+)*")
 @dataclass(frozen=True)
 class Tells:
     longest_key: list[str]  # ids whose key is strictly the longest option
+    shortest_key: list[str]  # ids whose key is strictly the shortest (the opposite habit)
     too_long: list[tuple[str, int, float]]  # (id, option index in file order, its ratio)
     echoes: list[tuple[str, str]]  # (id, the prompt's word only the key repeats)
     total: int
@@ -48,11 +49,21 @@ class Tells:
     def longest_share(self) -> float:
         return len(self.longest_key) / self.total if self.total else 0.0
 
+    @property
+    def shortest_share(self) -> float:
+        return len(self.shortest_key) / self.total if self.total else 0.0
+
 
 def key_is_longest(q: Question, lang: Lang = "en") -> bool:
     sizes = [len(o.get(lang)) for o in q.options]
     key = sizes[q.answer]
     return all(key > size for i, size in enumerate(sizes) if i != q.answer)
+
+
+def key_is_shortest(q: Question, lang: Lang = "en") -> bool:
+    sizes = [len(o.get(lang)) for o in q.options]
+    key = sizes[q.answer]
+    return all(key < size for i, size in enumerate(sizes) if i != q.answer)
 
 
 def ratios(q: Question, lang: Lang = "en") -> list[float]:
@@ -81,11 +92,12 @@ def echoed_words(q: Question) -> list[str]:
 def measure(questions: Iterable[Question]) -> Tells:
     questions = list(questions)
     longest = [q.id for q in questions if key_is_longest(q)]
+    shortest = [q.id for q in questions if key_is_shortest(q)]
     too_long = [
         (q.id, i, round(r, 2)) for q in questions for i, r in enumerate(ratios(q)) if r > RATIO
     ]
     echoes = [(q.id, w) for q in questions for w in echoed_words(q)]
-    return Tells(longest, too_long, echoes, len(questions))
+    return Tells(longest, shortest, too_long, echoes, len(questions))
 
 
 def missing_reasons(q: Question) -> list[str]:
@@ -109,7 +121,8 @@ def main(paths: list[str]) -> int:
     tells = measure(chosen)
     print(
         f"{tells.total} questions; key strictly longest in {len(tells.longest_key)}"
-        f" ({tells.longest_share:.0%}, limit {LONGEST_KEY_SHARE:.0%})"
+        f" ({tells.longest_share:.0%}, limit {LONGEST_KEY_SHARE:.0%}); strictly shortest in"
+        f" {len(tells.shortest_key)} ({tells.shortest_share:.0%})"
     )
     for qid in tells.longest_key:
         print(f"  longest key: {qid}")

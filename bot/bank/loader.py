@@ -24,7 +24,7 @@ REQUIRED_KEYS = ("id", "prompt", "options", "explanation")
 OPTION_KEYS = {"en", "id", "correct", "why"}
 FILE_KEYS = {"questions", "templates", "language", "lang", "name"}
 ONE_LANGUAGE_OPTION_KEYS = {"text", "correct", "why"}
-REQUIRE_REASONS = False  # turned on once every bundled question has its reasons (issue 30)
+REQUIRE_REASONS = True  # every bundled wrong option (and template mistake) says why it is wrong
 
 
 def load_bank(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Bank:

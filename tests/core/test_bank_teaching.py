@@ -20,6 +20,7 @@ from bank_quality import LONGEST_KEY_SHARE, measure
 from bot.bank import BankError, bundled_paths, load_bank
 from bot.bank.loader import check_files
 from bot.bank.packs import check_pack
+from bot.bank.templates import Template
 from bot.export import bank_to_data, bank_to_yaml
 from bot.model import LANGS, Question
 
@@ -181,6 +182,9 @@ def test_export_lists_each_options_why_and_reads_back() -> None:
 def test_the_key_cannot_be_guessed_from_its_form(bank: list[Question]) -> None:
     tells = measure(bank)
     assert tells.longest_share <= LONGEST_KEY_SHARE, tells.longest_key
+    # Nor the other way round: "never the longest" only helps if the key is not the shortest
+    # instead (ties for the longest are fine: no option is visibly longer, as the next line holds).
+    assert tells.shortest_share <= LONGEST_KEY_SHARE, tells.shortest_key
     assert tells.too_long == []  # no option over 1.25x the others' mean length
     assert tells.echoes == []  # no key alone repeats the prompt's distinctive word
 
@@ -204,7 +208,8 @@ def test_the_curriculum_of_2026_is_taught(bank: list[Question]) -> None:
 
 
 def test_every_source_names_where_the_claim_is(bank: list[Question]) -> None:
-    for entry in [*bank, *load_bank().templates]:
+    entries: list[Question | Template] = [*bank, *load_bank().templates]
+    for entry in entries:
         source = entry.source or ""
         marks = ("§", "/", ".md", ".py", ".rst", "Table", "Fig", "slide")
         assert any(mark in source for mark in marks), entry.id

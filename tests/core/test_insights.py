@@ -22,8 +22,9 @@ from pg_server import on_both_backends
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.commands import Command, Context, dispatch
+from bot.i18n import t
 from bot.insights import Insights
-from bot.model import ChannelRef, TeamRef, UserRef
+from bot.model import LANGS, ChannelRef, TeamRef, UserRef
 from bot.storage import Store
 from bot.views import InsightsView, NoticeView
 
@@ -57,7 +58,8 @@ async def test_the_simulated_teams_insights_show_the_wrong_key_the_weak_topic_an
         assert TEMPLATE in missed and MISCONCEPTION in missed[TEMPLATE]
         assert BAD_KEY in missed  # its key makes it look missed too
         # A hand-written question's misconception is the most chosen wrong option's own reason.
-        for lang, shows in (("en", "That choice shows: "), ("id", "Pilihan itu menunjukkan: ")):
+        for lang in LANGS:
+            shows = t(lang, "insights_shows_reason", reason="")
             lines = (await Insights(store, sim_bank, clock).view(TEAM, "week", lang)).missed
             ids = {q.id for q in sim_bank.questions}  # not the template's lines
             written = [line for line in lines if line.question_id in ids]
