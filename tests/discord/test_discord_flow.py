@@ -30,6 +30,7 @@ from fake_discord import (
     user,
 )
 
+from bot import presenter
 from bot.model import ChannelRef
 from bot.storage import RoundRecord
 
@@ -63,7 +64,12 @@ async def test_question_and_private_answers_with_the_explanation(
     assert first["embeds"][0]["fields"][0]["value"] == question.explanation.en
     second = await fake_discord.reply_to(await fake_discord.click(mid, ids[wrong], user(2)))
     assert text_of(second).startswith(f"❌ Not quite: you chose {'ABCDE'[wrong]}")
-    assert second["embeds"][0]["fields"][0]["value"] == question.explanation.en
+    reason = question.reason(presenter.display_order(row, question)[wrong])
+    assert reason is not None  # every bundled wrong option says why (test_discord_reasons.py)
+    assert [f["value"] for f in second["embeds"][0]["fields"][:2]] == [
+        reason.en,
+        question.explanation.en,
+    ]
     again = await fake_discord.reply_to(await fake_discord.click(mid, ids[wrong], user(1)))
     assert text_of(again).startswith(f"You already answered {'ABCDE'[right]}")
     assert await answers(bot) == 2

@@ -19,6 +19,7 @@ from fake_discord import (
     user,
 )
 
+from bot import presenter
 from bot.bank import Bank, load_bank
 
 TOPIC = "offload-math"  # a tag of the template only, so no hand-written question can be asked
@@ -69,7 +70,12 @@ async def test_a_generated_question_is_posted_answered_kept_over_a_restart_and_r
     assert text_of(late) == (
         f"❌ Not quite: you chose {'ABCD'[wrong]}. The answer is {'ABCD'[right]}) {right_text}"
     )
-    assert late["embeds"][0]["fields"][0]["value"] == question.explanation.en
+    # The drawn number's own mistake, drawn again after the restart, then the worked answer.
+    reason = question.reason(presenter.display_order(row, question)[wrong])
+    assert reason is not None
+    mistake, why = late["embeds"][0]["fields"][:2]
+    assert (mistake["name"], mistake["value"]) == (f"Why {'ABCD'[wrong]} is not right", reason.en)
+    assert why["value"] == question.explanation.en
 
     closed = await fake_discord.reply_to(
         await fake_discord.slash("close", who=user(1), permissions=MANAGE_GUILD)
