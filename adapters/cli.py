@@ -148,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     from adapters.insightscmd import add_parser as add_insights_parser
 
     add_insights_parser(sub)
+    from adapters.resultscmd import add_parser as add_results_parser
+
+    add_results_parser(sub)
 
     invite = sub.add_parser("discord-invite", help="print the URL that adds the bot to a server")
     invite.add_argument("--app-id", help="the application ID ($DISCORD_APPLICATION_ID)")
@@ -281,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "backup":
                 return asyncio.run(backupcmd.cmd_backup(args.db, args.path))
             return asyncio.run(backupcmd.cmd_restore(args.backup, args.target, args.replace))
+        if args.command == "results":
+            from adapters.resultscmd import cmd_results
+
+            return asyncio.run(cmd_results(args))
         if args.command == "insights":
             from adapters.insightscmd import cmd_insights
 

@@ -1,50 +1,45 @@
 """`zeroquiz insights`: the same insights an admin gets with `/zeroquiz insights`, in the
 terminal, for one team of one platform, from the database the bot writes (safe while it runs:
-it only reads)."""
+it only reads); `--format csv|json` gives the numbers behind them as a file (bot/results.py)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from adapters.exitcodes import EX_CONFIG, storage_exit
+from adapters.errors import ConfigError
+from adapters.exitcodes import EX_USAGE
 from adapters.insight_text import insights_text
-from bot.bank import BankError, bundled_paths
+from adapters.resultscmd import add_team_arguments, open_store, team_bank
+from bot.bank import BankError
 from bot.clock import SystemClock
-from bot.config import database_path
 from bot.insights import Insights
 from bot.model import LANGS, TeamRef
-from bot.storage import StorageError, Store
+from bot.results import FORMATS, insights_csv, insights_json
 from bot.topics import topics
 from bot.views import PERIODS
-
-DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     insights = sub.add_parser(
         "insights", help="what a team gets wrong, and questions whose key to check"
     )
-    insights.add_argument("--db", help=DB_HELP)
-    insights.add_argument("--platform", required=True, choices=("slack", "discord"))
-    insights.add_argument(
-        "--team", required=True, help="the Slack team id (T…) or the Discord server id"
-    )
+    add_team_arguments(insights)
     insights.add_argument("--period", choices=PERIODS, default="week", help="default: week")
     insights.add_argument("--topic", help="only this tag (offload, zeropp, ...)")
     insights.add_argument("--lang", choices=LANGS, default="en")
     insights.add_argument(
-        "--questions", nargs="+", metavar="PATH",
-        help="the team's question files or folders, added to the bundled ones (as serve has them)",
+        "--format", choices=("text", *FORMATS), default="text",
+        help="text (default, as in chat), or the topic table and item analysis as csv or json",
     )  # fmt: skip
 
 
 async def cmd_insights(args: argparse.Namespace) -> int:
     try:
-        from bot.bank import load_bank
-
-        bank = load_bank([*bundled_paths(), *(args.questions or ())])
+        bank = team_bank(args)
+    except ConfigError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return EX_USAGE
     except BankError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -52,19 +47,20 @@ async def cmd_insights(args: argparse.Namespace) -> int:
         listed = ", ".join(topics(bank))
         print(f"zeroquiz: there is no topic {args.topic!r}; topics: {listed}", file=sys.stderr)
         return 1
-    where = database_path(args.db)
-    if "://" not in str(where) and not Path(where).exists():
-        print(f"zeroquiz: there is no database at {where}", file=sys.stderr)
-        return EX_CONFIG
-    try:
-        store = await Store.open(where)
-    except StorageError as exc:
-        print(f"zeroquiz: {exc}", file=sys.stderr)
-        return storage_exit(exc)
+    store = await open_store(args)
+    if isinstance(store, int):
+        return store
     try:
         team = TeamRef(args.platform, args.team)
         topic = args.topic.lower() if args.topic else None
-        view = await Insights(store, bank, SystemClock()).view(team, args.period, args.lang, topic)
+        insights = Insights(store, bank, SystemClock())
+        if args.format != "text":
+            tables = await insights.tables(team, args.period, topic)
+            sys.stdout.write(
+                insights_csv(tables) if args.format == "csv" else insights_json(tables)
+            )
+            return 0
+        view = await insights.view(team, args.period, args.lang, topic)
     finally:
         await store.close()
     print(insights_text(view))

@@ -19,6 +19,7 @@ from bot.i18n import t
 from bot.model import LETTERS, Lang, Question, TeamRef
 from bot.periods import period_start, to_ms
 from bot.presenter import text_bar
+from bot.results import InsightTables
 from bot.storage import Store
 from bot.storage.insights import RATED_AFTER, ChoiceStat, ItemTotal
 from bot.views import MAX_INSIGHT_LINE, InsightLine, InsightsView, Period, TopicStat
@@ -69,6 +70,26 @@ class Insights:
                 self._views.clear()
             self._views[key] = (now, future)
         return await asyncio.shield(future)
+
+    async def tables(
+        self, team: TeamRef, period: Period, topic: str | None = None
+    ) -> InsightTables:
+        """The numbers behind the view, whole (every topic, every answered question): for a
+        file a teacher keeps (bot/results.py writes it as CSV or JSON)."""
+        found, choices = await self._team_rows(team)
+        current: list[ItemTotal] = []
+        if found is not None:
+            current, _ = await self._totals(*found, period)
+        items = analysis.item_stats(self.bank, choices)
+        if topic is not None:
+            items = [i for i in items if topic in i.entry.tags]
+        only = (topic,) if topic is not None else None
+        now = analysis.topic_totals(self.bank, current, only)
+        topics = sorted(
+            (TopicStat(name, n, right, None) for name, (n, right) in now.items() if n),
+            key=lambda s: (s.share, -s.answered, s.topic),
+        )
+        return InsightTables(tuple(topics), tuple(sorted(items, key=lambda i: i.item)))
 
     async def _compute(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None

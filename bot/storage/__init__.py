@@ -28,6 +28,7 @@ from bot.storage.records import (
     ScheduleRecord,
     StaleClaim,
 )
+from bot.storage.results import ResultRecord
 from bot.storage.shards import ShardLease
 from bot.storage.store import Store
 
@@ -49,6 +50,7 @@ __all__ = [
     "PackRecord",
     "PostingRecord",
     "PostingStatus",
+    "ResultRecord",
     "RoundKind",
     "RoundRecord",
     "RunRecord",

@@ -22,6 +22,7 @@ from bot.storage.installations import InstallationTable
 from bot.storage.packs import PackTable
 from bot.storage.progress import Progress, silent
 from bot.storage.receipts import ReceiptTable
+from bot.storage.results import ResultTable
 from bot.storage.rounds import RoundTable
 from bot.storage.schema import SCHEMA, Schema
 from bot.storage.scores import ScoreTable
@@ -57,6 +58,7 @@ class Store:
         self.insights = InsightTable(engine)
         self.receipts = ReceiptTable(engine)
         self.packs = PackTable(engine)
+        self.results = ResultTable(engine)
 
     @classmethod
     async def open(

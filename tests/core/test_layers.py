@@ -19,7 +19,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
         "bot.charts", "bot.limits"),
     1: ("bot.storage", "bot.ports"),
     2: ("bot.presenter", "bot.delivery", "bot.review", "bot.analysis", "bot.library"),
-    3: ("bot.rounds", "bot.reviewing", "bot.teampacks"),
+    3: ("bot.rounds", "bot.reviewing", "bot.teampacks", "bot.results"),
     4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler",
         "bot.controls.service", "bot.insights"),
     5: ("bot.quiz",),
