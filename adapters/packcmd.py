@@ -17,9 +17,10 @@ from bot.config import database_path, is_default_location
 from bot.library import Library
 from bot.model import TeamRef
 from bot.storage import StorageError, Store
-from bot.teampacks import TeamPacks
+from bot.teampacks import Added, TeamPacks
 
-PLATFORMS = ("slack", "discord")
+PLATFORMS = ("slack", "discord", "console")  # console: the terminal's games, team `local`
+IMPORT_FORMATS = ("gift", "aiken", "csv")
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
 
@@ -28,6 +29,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     actions = pack.add_subparsers(dest="action", required=True)
     for name, what in (
         ("add", "add a pack from a YAML file (a new version if the name exists)"),
+        ("import", "add a pack from a GIFT, Aiken or Kahoot CSV file"),
         ("list", "list the team's packs"),
         ("remove", "stop asking a pack's questions"),
         ("export", "print a pack's YAML"),
@@ -36,6 +38,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         if name == "add":
             one.add_argument("file", metavar="FILE", help="the pack, a question file; - is stdin")
             one.add_argument("--name", help="the pack's name (default: its `name:`, or the file's)")
+        elif name == "import":
+            one.add_argument("file", metavar="FILE", help="a .gift, .txt (GIFT or Aiken) or .csv")
+            one.add_argument("--name", help="the pack's name (default: the file's)")
+            one.add_argument(
+                "--lang", choices=("en", "id"), default="en",
+                help="the language the file is written in (default: en)",
+            )  # fmt: skip
+            one.add_argument(
+                "--format", choices=IMPORT_FORMATS,
+                help="default: guessed from the extension (and a .txt's text)",
+            )  # fmt: skip
         elif name != "list":
             one.add_argument("name", metavar="NAME")
         one.add_argument("--db", help=DB_HELP)
@@ -55,8 +68,9 @@ def _read(file: str) -> tuple[str, str] | None:
 
 
 async def cmd_pack(args: argparse.Namespace) -> int:
-    read = _read(args.file) if args.action == "add" else None
-    if args.action == "add" and read is None:
+    reads = args.action in ("add", "import")
+    read = _read(args.file) if reads else None
+    if reads and read is None:
         return 1
     path = database_path(args.db)
     try:
@@ -67,6 +81,8 @@ async def cmd_pack(args: argparse.Namespace) -> int:
     team = TeamRef(args.platform, args.team)
     packs = TeamPacks(store, Library(store, Bank()), SystemClock())
     try:
+        if read is not None and args.action == "import":
+            return await _import(packs, team, read, args)
         if read is not None:
             return await _add(packs, team, read, args)
         if args.action == "list":
@@ -99,6 +115,23 @@ async def _add(
     added = await packs.add(
         team, text, label=label, name=args.name, default_name=default, by="terminal", lang="en"
     )
+    return _said(added)
+
+
+async def _import(
+    packs: TeamPacks, team: TeamRef, read: tuple[str, str], args: argparse.Namespace
+) -> int:
+    text, label = read
+    added = await packs.import_file(
+        team, text, label=label, fmt=args.format, name=args.name, by="terminal", lang="en",
+        pack_lang=args.lang,
+    )  # fmt: skip
+    return _said(added)
+
+
+def _said(added: Added) -> int:
+    """What the terminal prints of an add or an import: problems on stderr (exit 1), or the
+    notice and what an import left out."""
     if added.problems:
         for problem in added.problems:
             print(problem, file=sys.stderr)
@@ -108,4 +141,6 @@ async def _add(
         print(f"zeroquiz: {added.notice.text}", file=sys.stderr)
         return 1
     print(added.notice.text)
+    for line in added.skipped:
+        print(line)
     return 0

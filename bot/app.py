@@ -25,6 +25,7 @@ from bot.insights import Insights
 from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.quiz import Quiz
+from bot.results import Results
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
 from bot.rounds import DEFAULT_WINDOW, Rounds
@@ -87,7 +88,8 @@ def build_core(
     quiz = Quiz(
         store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, library, clock),
         Controls(store, clock, default_window=default_window), TeamPacks(store, library, clock),
-        library=library, daily=schedules, insights=Insights(store, bank, clock), limiter=limiter,
+        library=library, daily=schedules, insights=Insights(store, bank, clock),
+        results=Results(store, library, clock), limiter=limiter,
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

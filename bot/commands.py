@@ -23,6 +23,8 @@ from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef, parse_lang
 from bot.ports import Refused, Unavailable
 from bot.quiz import Quiz
+from bot.results import FORMATS as FILE_FORMATS
+from bot.results import RESULT_PERIODS, ResultPeriod
 from bot.runs import MAX_RUN
 from bot.storage import RoundRecord
 from bot.topics import Filter, UnknownTopic, matching, parse_filter, topics
@@ -246,21 +248,44 @@ async def _lang(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply
 
 
 async def _insights(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    """`insights [week|month|all] [topic]`, in any order (bot/insights.py)."""
+    """`insights [week|month|all] [topic] [csv|json]`, in any order (bot/insights.py); with a
+    format, the numbers behind the view as a file."""
     period: Period = "week"
     topic: str | None = None
+    form: str | None = None
     known = set(topics(quiz.bank))
     for word in command.args:
         chosen = _period((word,))
         if chosen is not None:
             period = chosen
+        elif word.lower() in FILE_FORMATS and form is None:
+            form = word.lower()
         elif word.lower() in known and topic is None:
             topic = word.lower()
         else:
             listed = ", ".join(f"`{name}`" for name in topics(quiz.bank))
             return NoticeView(lang, t(lang, "topic_unknown", word=word, topics=listed), ok=False)
     team = TeamRef(ctx.channel.platform, ctx.channel.team)
+    if form is not None:
+        return await quiz.insights_file(team, period, topic, form, lang)
     return await quiz.insights(team, period, lang, topic)
+
+
+async def _results(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """`results [week|month|all|season] [csv|json]`: every answer of the team, as a file."""
+    period: ResultPeriod = "all"
+    form = "csv"
+    for word in (w.lower() for w in command.args):
+        if word in FILE_FORMATS:
+            form = word
+        elif word in RESULT_PERIODS:
+            period = next(p for p in RESULT_PERIODS if p == word)
+        elif (chosen := _period((word,))) is not None:
+            period = chosen
+        else:
+            return NoticeView(lang, t(lang, "results_usage"), ok=False)
+    team = TeamRef(ctx.channel.platform, ctx.channel.team)
+    return await quiz.results_file(team, period, form, lang)
 
 
 async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -315,7 +340,8 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("season", _season, usage="[new]", admin=True, audit=_changes),
     Spec("forget", _forget, usage="me|@person [confirm]", audit=_forgot_someone),
     Spec("audit", _audit, usage="[page]", admin=True),
-    Spec("insights", _insights, usage="[week|month|all] [topic]", admin=True),
+    Spec("insights", _insights, usage="[week|month|all] [topic] [csv|json]", admin=True),
+    Spec("results", _results, usage="[week|month|all|season] [csv|json]", admin=True),
     Spec("pack", _pack, usage="add|question|list|show|remove|export [NAME]", admin=True),
     Spec("questions", _questions, usage="bundled|team|both", admin=True),
     Spec("help", _help),

@@ -23,6 +23,7 @@ from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.ports import ChatPort
+from bot.results import ResultPeriod, Results, insights_notice
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
 from bot.rounds import Rounds
@@ -69,6 +70,7 @@ class Quiz:
         library: Library,
         daily: DailySchedules | None = None,
         insights: Insights | None = None,
+        results: Results | None = None,
         limiter: Limiter | None = None,
     ) -> None:
         """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal);
@@ -86,6 +88,7 @@ class Quiz:
         self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
         self._insights = insights or Insights(store, bank, clock)  # what the answers show
+        self.results = results or Results(store, library, clock)  # a teacher's records
         self.limiter = limiter or Limiter(Limits.none(), clock)
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -122,7 +125,7 @@ class Quiz:
         lang: Lang,
         default_name: str | None = None,
     ) -> Added:
-        return await self.packs.add(
+        return await self.packs.add_any(
             team, text, label=label, name=name, by=by, lang=lang, default_name=default_name
         )
 
@@ -405,6 +408,19 @@ class Quiz:
     ) -> InsightsView:
         """What the team's answers show, for admins (bot/insights.py)."""
         return await self._insights.view(team, period, lang, topic)
+
+    async def insights_file(
+        self, team: TeamRef, period: Period, topic: str | None, form: str, lang: Lang
+    ) -> NoticeView:
+        """The numbers behind the insights as a CSV or JSON file (bot/results.py)."""
+        tables = await self._insights.tables(team, period, topic)
+        return insights_notice(tables, period, form, lang)
+
+    async def results_file(
+        self, team: TeamRef, period: ResultPeriod, form: str, lang: Lang
+    ) -> NoticeView:
+        """Every answer of the team in the period, one row each, as a file (bot/results.py)."""
+        return await self.results.notice(team, period, form, lang)
 
     async def stats(self, user: UserRef, *, lang: Lang) -> StatsView:
         history = await self.store.scores.answer_history(user)

@@ -17,12 +17,13 @@ from typing import Any, Literal
 
 from bot.analysis import ItemStat
 from bot.clock import Clock
+from bot.i18n import t
 from bot.library import Library
-from bot.model import LETTERS, Question, TeamRef
+from bot.model import LETTERS, Lang, Question, TeamRef
 from bot.periods import period_start
 from bot.shuffle import permutation
 from bot.storage import ResultRecord, Store
-from bot.views import TopicStat
+from bot.views import NoticeView, PackFile, TopicStat
 
 ResultPeriod = Literal["week", "month", "all", "season"]
 RESULT_PERIODS: tuple[ResultPeriod, ...] = ("week", "month", "all", "season")
@@ -70,6 +71,25 @@ class Results:
                 known[record.question_id] = await self._library.get(record.question_id)
             out.append(_row(record, known[record.question_id]))
         return out
+
+    async def notice(
+        self, team: TeamRef, period: ResultPeriod, form: str, lang: Lang
+    ) -> NoticeView:
+        """`/zeroquiz results`: the rows as a file an admin gets privately (an attachment on
+        Discord, numbered code blocks on Slack, as a pack's export)."""
+        rows = await self.rows(team, period)
+        body = results_csv(rows) if form == "csv" else results_json(rows)
+        name = f"zeroquiz-results-{period}"
+        text = t(lang, "results_export", count=len(rows), period=t(lang, f"period_{period}"))
+        return NoticeView(lang, text, file=PackFile(name, 0, body, kind="file", suffix=form))
+
+
+def insights_notice(tables: InsightTables, period: str, form: str, lang: Lang) -> NoticeView:
+    """`/zeroquiz insights csv|json`: the numbers behind the view, as a file."""
+    body = insights_csv(tables) if form == "csv" else insights_json(tables)
+    text = t(lang, "insights_export", period=t(lang, f"period_{period}"))
+    file = PackFile(f"zeroquiz-insights-{period}", 0, body, kind="file", suffix=form)
+    return NoticeView(lang, text, file=file)
 
 
 def _row(record: ResultRecord, question: Question | None) -> ResultRow:
@@ -150,7 +170,7 @@ def insights_csv(tables: InsightTables) -> str:
     """Two tables, each with its header, one empty line between: topics, then questions."""
     topics = _csv([TOPIC_FIELDS, *([_cell(v) for v in _topic(s).values()] for s in tables.topics)])
     items = _csv([ITEM_FIELDS, *([_cell(v) for v in _item(i).values()] for i in tables.items)])
-    return topics + "\r\n" + items
+    return topics + "\n" + items
 
 
 def _cell(value: object) -> str:
@@ -166,5 +186,5 @@ def _cell(value: object) -> str:
 
 def _csv(rows: Sequence[Sequence[str]]) -> str:
     out = io.StringIO()
-    csv.writer(out).writerows(rows)
+    csv.writer(out, lineterminator="\n").writerows(rows)  # LF: as the terminal and chat show it
     return out.getvalue()

@@ -36,6 +36,7 @@ class Added:
     notice: NoticeView
     stored: bool
     problems: tuple[str, ...] = ()  # every problem, unclipped (the terminal prints them all)
+    skipped: tuple[str, ...] = ()  # an import's questions left out, each at its line
 
 
 class TeamPacks:
@@ -81,6 +82,77 @@ class TeamPacks:
             return Added(notice, False)
         text_ = t(lang, "pack_added", name=chosen, version=stored.version, count=content.size)
         return Added(NoticeView(lang, text_), True)
+
+    async def add_any(
+        self,
+        team: TeamRef,
+        text: str,
+        *,
+        label: str,
+        name: str | None,
+        by: str,
+        lang: Lang,
+        default_name: str | None = None,
+    ) -> Added:
+        """A pack from chat, whatever it is written in: a question file (YAML) is added as it
+        is; a GIFT, Aiken or Kahoot-CSV file (by its name, or, pasted, by its text) is imported
+        in the channel's language."""
+        fmt = file_format(label, text)
+        if fmt == "yaml":
+            label = "pack.yaml" if label == PASTED else label
+            return await self.add(
+                team, text, label=label, name=name, by=by, lang=lang, default_name=default_name
+            )
+        if label.startswith(PASTED):
+            label = f"{PASTED}.{'csv' if fmt == 'csv' else 'txt'}"
+        return await self.import_file(
+            team, text, label=label, fmt=fmt, name=name, by=by, lang=lang, pack_lang=lang
+        )
+
+    async def import_file(
+        self,
+        team: TeamRef,
+        text: str,
+        *,
+        label: str,
+        fmt: str | None,
+        name: str | None,
+        by: str,
+        lang: Lang,
+        pack_lang: Lang,
+    ) -> Added:
+        """A GIFT, Aiken or Kahoot-CSV file (the format guessed from `label` and the text when
+        not given) as a one-language pack in `pack_lang`: every problem and every question left
+        out at its line of the file, and stored only if one question or more converts and
+        nothing is invalid. The pack kept is the converted YAML (what `pack export` gives)."""
+        from bot.bank.imports import convert, guess_format, source_problems
+
+        fmt = fmt or guess_format(label, text)
+        if fmt is None:
+            problem = f"{label}: {t(lang, 'pack_import_format')}"
+            return Added(problems_notice(lang, (problem,)), False, (problem,))
+        imported = convert(text, label, fmt, pack_lang, name)
+        skipped = tuple(str(p) for p in imported.skipped)
+        problems = [str(p) for p in imported.problems]
+        if not problems:
+            try:
+                check_pack(imported.yaml, label)
+            except BankError as exc:
+                problems = [str(p) for p in source_problems(imported, exc.problems)]
+        if problems:  # and what was left out, which may be why nothing could be kept
+            every = (*problems, *skipped)
+            return Added(problems_notice(lang, every), False, every)
+        stem = re.sub(r"[^a-z0-9-]+", "-", label.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower())
+        added = await self.add(
+            team, imported.yaml, label=label, name=name, by=by, lang=lang,
+            default_name=stem.strip("-")[:40] or None,
+        )  # fmt: skip
+        if not added.stored or not skipped:
+            return added
+        said = t(lang, "pack_import_skipped", count=len(skipped))
+        lines = tuple(_clip(line) for line in skipped[:MAX_PROBLEM_LINES])
+        notice = NoticeView(lang, f"{added.notice.text} {said}", lines=lines)
+        return Added(notice, True, skipped=skipped)
 
     async def add_question(
         self,
@@ -203,6 +275,27 @@ class TeamPacks:
 
     async def channel_source(self, channel: ChannelRef) -> Source:
         return await self._store.packs.source(channel)
+
+
+PASTED = "pasted"  # the label of a text pasted in a form, which has no file name
+
+
+def file_format(label: str, text: str) -> str | None:
+    """'yaml', 'gift', 'aiken' or 'csv': by the file's extension, else (a pasted text) by what
+    the text looks like; None when it can't be told."""
+    from bot.bank.imports import guess_format
+
+    suffix = label.rsplit(".", 1)[-1].lower() if "." in label else ""
+    if suffix in ("yaml", "yml"):
+        return "yaml"
+    if suffix or not label.startswith(PASTED):
+        return guess_format(label, text)
+    if re.search(r"^\s*(questions|templates)\s*:", text, re.MULTILINE):
+        return "yaml"  # a question file's top-level list
+    head = text.lower().splitlines()[:20]
+    if any("question" in line and "answer 1" in line for line in head):
+        return "csv"  # Kahoot's header row (its template has a few rows above it)
+    return guess_format(f"{PASTED}.txt", text) or "yaml"
 
 
 def problems_notice(lang: Lang, problems: Sequence[str]) -> NoticeView:

@@ -148,10 +148,12 @@ class PackFile:
     pack: str
     version: int
     body: str
+    kind: str = "pack"  # "file": a teacher's export (results, insights), not a pack
+    suffix: str = "yaml"
 
     @property
     def filename(self) -> str:
-        return f"{self.pack}.yaml"
+        return f"{self.pack}.{self.suffix}"
 
 
 @dataclass(frozen=True)

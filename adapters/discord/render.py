@@ -180,7 +180,7 @@ def export_embed(view: NoticeView) -> discord.Embed:
     """`pack export`: the heading, the YAML as a code block when the core gave one (shown as
     written: no markdown escaping inside it), and where the attached file is."""
     assert view.file is not None
-    said = t(view.lang, "pack_export_attached", file=view.file.filename)
+    said = t(view.lang, f"{view.file.kind}_export_attached", file=view.file.filename)
     parts = [view.text, *view.lines, said]  # lines: at most one code block of ~2,400
     return discord.Embed(description="\n".join(parts), colour=INFO_COLOUR)
 

@@ -29,6 +29,11 @@ Completer = Callable[
 PERIOD_CHOICES = [
     app_commands.Choice(name=text(f"period_{p}"), value=p) for p in ("week", "month", "all")
 ]
+RESULT_PERIOD_CHOICES = [
+    app_commands.Choice(name=text(f"period_{p}"), value=p)
+    for p in ("week", "month", "all", "season")
+]
+FILE_CHOICES = [app_commands.Choice(name=f.upper(), value=f) for f in ("csv", "json")]
 LANG_CHOICES = [
     app_commands.Choice(name=text(f"discord_choice_{lang}"), value=lang) for lang in ("en", "id")
 ]
@@ -223,14 +228,34 @@ def _audit(group: app_commands.Group, run: Runner, names: Topics) -> None:
 def _insights(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="insights", description=text("discord_cmd_insights"))
     @app_commands.describe(
-        period=text("discord_opt_insights_period"), topic=text("discord_opt_insights_topic")
+        period=text("discord_opt_insights_period"),
+        topic=text("discord_opt_insights_topic"),
+        form=text("discord_opt_insights_format"),
     )
-    @app_commands.choices(period=PERIOD_CHOICES)
+    @app_commands.rename(form="format")
+    @app_commands.choices(period=PERIOD_CHOICES, form=FILE_CHOICES)
     @app_commands.autocomplete(topic=topic_completer(names))
     async def insights(
-        interaction: discord.Interaction, period: str = "week", topic: str | None = None
+        interaction: discord.Interaction,
+        period: str = "week",
+        topic: str | None = None,
+        form: str | None = None,
     ) -> None:
-        await run(interaction, Command("insights", (period, *filter_words(topic, None))))
+        words = (period, *filter_words(topic, None), *((form,) if form else ()))
+        await run(interaction, Command("insights", words))
+
+
+def _results(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="results", description=text("discord_cmd_results"))
+    @app_commands.describe(
+        period=text("discord_opt_results_period"), form=text("discord_opt_results_format")
+    )
+    @app_commands.rename(form="format")
+    @app_commands.choices(period=RESULT_PERIOD_CHOICES, form=FILE_CHOICES)
+    async def results(
+        interaction: discord.Interaction, period: str = "all", form: str = "csv"
+    ) -> None:
+        await run(interaction, Command("results", (period, form)))
 
 
 PACK_ACTIONS = ("add", "question", "list", "show", "remove", "export")
@@ -279,6 +304,7 @@ BINDERS: dict[str, Binder] = {
     "forget": _forget,
     "audit": _audit,
     "insights": _insights,
+    "results": _results,
     "pack": _pack,
     "questions": _questions,
 }

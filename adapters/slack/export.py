@@ -86,8 +86,9 @@ def export_messages(view: NoticeView) -> list[SlackMessage]:
     sections = [_part_block(lang, n, total, part) for n, part in enumerate(parts, 1)]
     head = escape(view.text)
     if total > 1:
-        heading = t(lang, "pack_export_parts", name=file.pack, version=file.version, count=total)
-        head = escape(heading)
+        key = f"{file.kind}_export_parts"  # a pack's, or a teacher's file's (results, insights)
+        heading = t(lang, key, name=file.pack, version=file.version, count=total)
+        head = escape(heading if file.kind == "pack" else f"{view.text} {heading}")
     if FENCE in file.body:
         head += "\n" + escape(t(lang, "pack_export_backticks"))
     messages: list[SlackMessage] = []
@@ -135,7 +136,7 @@ def stopped(view: NoticeView, sent: int, code: str) -> SlackMessage:
     lang = view.lang
     parts = len(split_yaml(view.file.body))
     done = min(sent * PARTS_PER_MESSAGE, parts)
-    text = t(lang, "pack_export_stopped", name=view.file.pack, sent=done, total=parts,
+    text = t(lang, f"{view.file.kind}_export_stopped", name=view.file.pack, sent=done, total=parts,
              reason=reason_for(code, lang))  # fmt: skip
     return SlackMessage(text[:3000], [_section(escape(text))])
 

@@ -24,6 +24,7 @@ from adapters.slack.web import error_code
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.quiz import Quiz
+from bot.teampacks import PASTED
 from bot.views import NoticeView
 
 log = logging.getLogger(__name__)
@@ -158,7 +159,7 @@ class SlackPacks:
         v = sent.values
         if sent.callback_id == PACK_VIEW:
             added = await self.quiz.add_pack(
-                team, v.get("yaml", ""), label="pack.yaml", name=v.get("name") or None,
+                team, v.get("yaml", ""), label=PASTED, name=v.get("name") or None,
                 by=sent.user, lang=lang,
             )  # fmt: skip
             block = "yaml"

@@ -104,7 +104,7 @@ async def test_insights_as_csv_and_json_give_the_topics_and_each_questions_analy
     data = json.loads(insights_json(tables))
     assert {q["question"] for q in data["questions"]} == set(items)
     assert sum(t["answers"] for t in data["topics"]) >= 12
-    topics_part, questions_part = insights_csv(tables).split("\r\n\r\n")
+    topics_part, questions_part = insights_csv(tables).split("\n\n")
     rows = list(csv.DictReader(io.StringIO(questions_part)))
     assert {r["question"] for r in rows} == set(items)
     for r in rows:
