@@ -93,14 +93,18 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--questions", nargs="+", metavar="PATH", help=QUESTIONS_HELP)
     play.add_argument("--no-bundled", action="store_true", help=NO_BUNDLED_HELP)
 
-    review = sub.add_parser("review", help="review your due cards in the terminal")
-    review.add_argument("--lang", choices=LANGS, default="en")
-    review.add_argument("--player", default="you", help="whose cards (as in `zeroquiz play`)")
-    review.add_argument("--topic", help="only cards of this tag (offload, zeropp, ...)")
-    review.add_argument("--level", help="only cards of this difficulty (as in `zeroquiz play`)")
-    review.add_argument("--db", help=DB_HELP)
-    review.add_argument("--questions", nargs="+", metavar="PATH", help=QUESTIONS_HELP)
-    review.add_argument("--no-bundled", action="store_true", help=NO_BUNDLED_HELP)
+    for name, what in (
+        ("review", "review your due cards in the terminal"),
+        ("drill", "practise the questions you missed (up to 10), in the terminal"),
+    ):
+        review = sub.add_parser(name, help=what)
+        review.add_argument("--lang", choices=LANGS, default="en")
+        review.add_argument("--player", default="you", help="whose cards (as in `zeroquiz play`)")
+        review.add_argument("--topic", help="only cards of this tag (offload, zeropp, ...)")
+        review.add_argument("--level", help="only cards of this difficulty (as in `zeroquiz play`)")
+        review.add_argument("--db", help=DB_HELP)
+        review.add_argument("--questions", nargs="+", metavar="PATH", help=QUESTIONS_HELP)
+        review.add_argument("--no-bundled", action="store_true", help=NO_BUNDLED_HELP)
 
     serve_options(
         sub.add_parser("serve", help="run every chat adapter configured in the environment")
@@ -223,7 +227,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
         return storage_exit(exc)
     try:
         quiz = build_quiz(store, bank, SystemClock(), random.Random(), default_window=WINDOW)
-        if args.command == "review":
+        if args.command in ("review", "drill"):
             return await review(
                 quiz,
                 lang=args.lang,
@@ -233,6 +237,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
                 out=sys.stdout,
                 err=sys.stderr,
                 echo=not sys.stdin.isatty(),
+                command=args.command,
             )
         return await play(
             quiz,
@@ -268,11 +273,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"zeroquiz: --count must be from 1 to {MAX_RUN}, not {args.count}", file=sys.stderr
             )
             return EX_USAGE
-        if args.command in ("play", "review") and args.level and parse_level(args.level) is None:
+        if (
+            args.command in ("play", "review", "drill")
+            and args.level
+            and parse_level(args.level) is None
+        ):
             # `--level` can only be a level: "no topic 7" would send the reader the wrong way.
             print(t(args.lang, "level_unknown", word=args.level), file=sys.stderr)
             return 1
-        if args.command in ("play", "review"):
+        if args.command in ("play", "review", "drill"):
             return asyncio.run(cmd_play(args))
         if args.command == "copy":
             from adapters.copycmd import cmd_copy

@@ -27,7 +27,7 @@ PENDING_MAX = 4096  # counts kept before the registry exists; one more makes it
 
 T = TypeVar("T")
 ReviewStep = ReviewView | ReviewResult | NoticeView | None  # what Reviews.click returns
-_REVIEW_KINDS = {"a": "answer", "n": "next", "s": "stop"}
+_REVIEW_KINDS = {"a": "answer", "n": "next", "s": "stop", "b": "drill_answer", "m": "drill_next"}
 RateLimited = Callable[[BaseException], bool]
 
 

@@ -21,6 +21,7 @@ from bot.clock import Clock
 from bot.controls.service import Controls
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
+from bot.drills import Drills
 from bot.insights import Insights
 from bot.library import Library
 from bot.limits import Limiter, Limits
@@ -89,7 +90,8 @@ def build_core(
         store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, library, clock),
         Controls(store, clock, default_window=default_window), TeamPacks(store, library, clock),
         library=library, daily=schedules, insights=Insights(store, bank, clock),
-        results=Results(store, library, clock), limiter=limiter,
+        results=Results(store, library, clock), drills=Drills(store, library, clock),
+        limiter=limiter,
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)

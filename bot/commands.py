@@ -236,6 +236,14 @@ async def _review(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Rep
     return await quiz.start_review(ctx.user, flt, lang)
 
 
+async def _drill(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """`drill [topic] [level]`: the person's missed questions, privately (bot/drills.py)."""
+    flt = await _filter(quiz, command.args, lang, ctx.channel)
+    if isinstance(flt, NoticeView):
+        return flt
+    return await quiz.start_drill(ctx.user, flt, lang)
+
+
 async def _close(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     return await quiz.close_latest(ctx.channel)
 
@@ -326,6 +334,7 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("leaderboard", _leaderboard, usage="[week|month|all]"),
     Spec("stats", _stats),
     Spec("review", _review, usage="[topic] [easy|medium|hard]"),
+    Spec("drill", _drill, usage="[topic] [easy|medium|hard]"),
     Spec("close", _close, admin=True, posts=True, audit=_words),
     Spec("lang", _lang, usage="en|id", admin=True, audit=_words),
     Spec(

@@ -17,6 +17,7 @@ from bot.bank import Bank
 from bot.clock import Clock
 from bot.controls.service import Controls
 from bot.delivery import Delivery
+from bot.drills import Drills
 from bot.i18n import t
 from bot.insights import Insights
 from bot.library import Library
@@ -71,6 +72,7 @@ class Quiz:
         daily: DailySchedules | None = None,
         insights: Insights | None = None,
         results: Results | None = None,
+        drills: Drills | None = None,
         limiter: Limiter | None = None,
     ) -> None:
         """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal);
@@ -85,6 +87,7 @@ class Quiz:
         self.runs = runs
         self.reveals = reveals
         self.reviews = reviews  # the personal review
+        self.drills = drills or Drills(store, library, clock)  # the person's missed questions
         self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
         self._insights = insights or Insights(store, bank, clock)  # what the answers show
@@ -261,8 +264,14 @@ class Quiz:
     async def review_click(
         self, user: UserRef, token: str
     ) -> ReviewView | ReviewResult | NoticeView | None:
-        """A review button: its answer, the next card, or the end; None for a foreign token."""
-        return await self.reviews.click(user, token)
+        """A review or drill button: its answer, the next card, or the end; None for a foreign
+        token."""
+        drilled = await self.drills.click(user, token)
+        return drilled if drilled is not None else await self.reviews.click(user, token)
+
+    async def start_drill(self, user: UserRef, flt: Filter, lang: Lang) -> ReviewView | NoticeView:
+        """The person's missed questions, privately, one at a time (bot/drills.py)."""
+        return await self.drills.start(user, flt, lang)
 
     async def daily_command(
         self, channel: ChannelRef, words: tuple[str, ...], lang: Lang

@@ -54,10 +54,10 @@ class _FirstReview:
         middle, tail = rest.split(last)
         return cls(head, middle, tail, card.due - when)
 
-    def at(self, when: datetime) -> CardState:
+    def at(self, when: datetime, *, missed: bool) -> CardState:
         due = when + self.interval
         state = f"{self.head}{due.isoformat()}{self.middle}{when.isoformat()}{self.tail}"
-        return CardState(state, due, when)
+        return CardState(state, due, when, missed)
 
 
 @cache
@@ -78,7 +78,7 @@ def next_card(prior: str | None, correct: bool, at: datetime) -> CardState:
     """The card after one answer at `at`, from its stored JSON (None: the first answer)."""
     when = at.astimezone(UTC)
     if prior is None:
-        return _first(correct).at(when)
+        return _first(correct).at(when, missed=not correct)
     return fsrs_next_card(prior, correct, when)
 
 
@@ -90,4 +90,4 @@ def fsrs_next_card(prior: str | None, correct: bool, at: datetime) -> CardState:
     card = Card.from_json(prior) if prior else Card(card_id=0, due=when)
     card, _ = _scheduler().review_card(card, Rating.Good if correct else Rating.Again, when)
     assert card.last_review is not None
-    return CardState(card.to_json(), card.due, card.last_review)
+    return CardState(card.to_json(), card.due, card.last_review, not correct)

@@ -33,14 +33,21 @@ _SEP = "|"
 @dataclass(frozen=True)
 class Click:
     """A review button read back: answer (question, option in bank order, due stamp), next or
-    stop; with the language and filter of the review it belongs to."""
+    stop; with the language and filter of the review it belongs to. A drill's (bot/drills.py)
+    answer "b" and next "m" also carry where the drill is in the person's missed questions (the
+    missed time of the one shown: the next is older) and how many it asked."""
 
-    kind: str  # "a", "n" or "s"
+    kind: str  # "a", "n" or "s"; a drill's "b" or "m"
     lang: Lang
     flt: Filter
     question_id: str = ""
     option: int = 0
     stamp: int = 0
+    cursor: int = 0
+    count: int = 0
+
+
+FIELDS = {"a": 5, "n": 2, "s": 2, "b": 7, "m": 5}  # each kind's fields after its head
 
 
 def encode(click: Click) -> str:
@@ -48,8 +55,12 @@ def encode(click: Click) -> str:
     lang = "i" if click.lang == "id" else "e"
     level = str(click.flt.level or "")
     fields = [click.kind + lang]
-    if click.kind == "a":
+    if click.kind in ("a", "b"):
         fields += [click.question_id, str(click.option), _b36(click.stamp)]
+    if click.kind == "m":
+        fields += [click.question_id]  # with the cursor, where the drill is (ties by id)
+    if click.kind in ("b", "m"):
+        fields += [_b36(click.cursor), str(click.count)]
     token = _SEP.join([*fields, level, click.flt.topic or ""])
     if len(token) > TOKEN_MAX:
         token = _SEP.join([*fields, level, ""])
@@ -61,27 +72,44 @@ def decode(token: str) -> Click | None:
     if len(token) > TOKEN_MAX or len(token) < 2:
         return None
     head, *fields = token.split(_SEP)
-    if len(head) != 2 or head[0] not in "ans" or head[1] not in "ei":
+    if len(head) != 2 or head[0] not in FIELDS or head[1] not in "ei":
         return None
+    kind = head[0]
     lang: Lang = "id" if head[1] == "i" else "en"
-    answer = head[0] == "a"
-    if len(fields) != (5 if answer else 2):
+    if len(fields) != FIELDS[kind]:
         return None
     level_word, topic = fields[-2], fields[-1]
     level = parse_level(level_word) if level_word else None
     if level_word and (level is None or not level_word.isdigit()):
         return None
     flt = Filter(topic or None, level)
-    if not answer:
-        return Click(head[0], lang, flt)
+    cursor = count = 0
+    if kind in ("b", "m"):
+        where, asked = fields[-4], fields[-3]
+        cursor_ms = _int36(where)
+        if cursor_ms is None or not asked.isascii() or not asked.isdigit() or len(asked) > 2:
+            return None
+        cursor, count = cursor_ms, int(asked)
+    if kind == "m":
+        return Click(kind, lang, flt, fields[0], cursor=cursor, count=count) if fields[0] else None
+    if kind not in ("a", "b"):
+        return Click(kind, lang, flt)
     qid, option, stamp = fields[0], fields[1], fields[2]
     if not qid or not option.isascii() or not option.isdigit() or len(option) > 1:
         return None
+    stamp_ms = _int36(stamp)
+    if stamp_ms is None:
+        return None
+    return Click(kind, lang, flt, qid, int(option), stamp_ms, cursor, count)
+
+
+def _int36(text: str) -> int | None:
+    if not text or not text.isascii() or not text.isalnum():
+        return None
     try:
-        stamp_ms = int(stamp, 36)
+        return int(text, 36)
     except ValueError:
         return None
-    return Click("a", lang, flt, qid, int(option), stamp_ms)
 
 
 class Reviews:
@@ -109,7 +137,7 @@ class Reviews:
     ) -> ReviewView | ReviewResult | NoticeView | None:
         """A review button: its answer, the next card, or the end; None for a foreign token."""
         click = decode(token)
-        if click is None:
+        if click is None or click.kind not in ("a", "n", "s"):
             return None
         if click.kind == "s":
             return NoticeView(click.lang, t(click.lang, "review_stopped"))
@@ -160,25 +188,36 @@ class Reviews:
 
 
 def card_view(
-    user: UserRef, question: Question, stamp: int, due: int, flt: Filter, lang: Lang
+    user: UserRef,
+    question: Question,
+    stamp: int,
+    due: int,
+    flt: Filter,
+    lang: Lang,
+    *,
+    drill: tuple[int, int, str] | None = None,
 ) -> ReviewView:
+    """A card to answer; a drill's (`drill`: the missed time of this one, how many the drill has
+    asked with it, the line under it) answers with drill buttons."""
     order = _order(user, question)
     options = option_lines(question, order, lang)
+    cursor, count = (drill[0], drill[1]) if drill else (0, 0)
+    kind = "b" if drill else "a"
     buttons = tuple(
         ReviewButton(
             "answer",
             LETTERS[i],
-            encode(Click("a", lang, flt, question.id, src, stamp)),
+            encode(Click(kind, lang, flt, question.id, src, stamp, cursor, count)),
         )
         for i, src in enumerate(order)
     )
     return ReviewView(
         lang=lang,
-        title=t(lang, "review_title"),
+        title=t(lang, "drill_title" if drill else "review_title"),
         question_id=question.id,
         prompt=question.prompt.get(lang),
         options=options,
-        due_line=t(lang, "review_due", count=due),
+        due_line=drill[2] if drill else t(lang, "review_due", count=due),
         due=due,
         buttons=buttons,
     )
@@ -194,20 +233,27 @@ def result_view(
     *,
     next_due: datetime | None = None,
 ) -> ReviewResult:
-    """The verdict on a review answer, with the explanation; Next and Stop while cards remain."""
+    """The verdict on a review answer, with the explanation; Next and Stop while cards remain
+    (a drill's Next goes on from the question it showed)."""
     lang = click.lang
     correct = click.option == question.answer
     order = _order(user, question)
     headline = verdict_headline(lang, question, order, click.option)
     if not rescheduled:
         headline += " " + t(lang, "review_already")
+    drill = click.kind == "b"
+    following = (
+        Click("m", lang, click.flt, click.question_id, cursor=click.cursor, count=click.count)
+        if drill
+        else Click("n", lang, click.flt)
+    )
     buttons = (
-        ReviewButton("next", t(lang, "review_next"), encode(Click("n", lang, click.flt))),
+        ReviewButton("next", t(lang, "review_next"), encode(following)),
         ReviewButton("stop", t(lang, "review_stop"), encode(Click("s", lang, click.flt))),
     )
     return ReviewResult(
         lang=lang,
-        title=t(lang, "review_title"),
+        title=t(lang, "drill_title" if drill else "review_title"),
         question_id=question.id,
         prompt=question.prompt.get(lang),
         correct=correct,

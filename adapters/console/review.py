@@ -25,12 +25,13 @@ async def review(
     echo: bool = False,
     words: tuple[str, ...] = (),
     err: TextIO | None = None,
+    command: str = "review",
 ) -> int:
-    """Review `player`'s due cards (of the topic and level `words` name, if any): 0, or 1 when
-    the registry refused the topic or level."""
+    """Review `player`'s due cards, or drill their missed questions (`command` "drill"), of the
+    topic and level `words` name, if any: 0, or 1 when the registry refused the topic or level."""
     term = Terminal(quiz, player, read_line, out, echo=echo, err=err)
     await quiz.set_channel_lang(TERMINAL, lang)  # the session's, not an admin action to log
-    step: Reply | ReviewResult | None = await term.command("review", *words)
+    step: Reply | ReviewResult | None = await term.command(command, *words)
     while isinstance(step, ReviewView):
         term.say(render.review_card(step))
         choice = await term.letter(lang, len(step.options), "term_review_prompt", quit_word="q")

@@ -136,6 +136,17 @@ def _review(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("review", filter_words(topic, level)))
 
 
+def _drill(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="drill", description=text("discord_cmd_drill"))
+    @app_commands.describe(topic=text("discord_opt_topic"), level=text("discord_opt_level"))
+    @app_commands.autocomplete(topic=topic_completer(names))
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def drill(
+        interaction: discord.Interaction, topic: str | None = None, level: str | None = None
+    ) -> None:
+        await run(interaction, Command("drill", filter_words(topic, level)))
+
+
 def _leaderboard(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="leaderboard", description=text("discord_cmd_leaderboard"))
     @app_commands.describe(period=text("discord_opt_period"))
@@ -297,6 +308,7 @@ BINDERS: dict[str, Binder] = {
     "start": _start,
     "leaderboard": _leaderboard,
     "review": _review,
+    "drill": _drill,
     "lang": _lang,
     "daily": _daily,
     "window": _window,

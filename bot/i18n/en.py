@@ -183,6 +183,11 @@ MESSAGES: dict[str, str] = {
     "term_no_questions": "The question bank is empty.",
     # review flow (issue 11 item 1: the personal review)
     "review_title": "ZeroQuiz · Review",
+    "drill_title": "ZeroQuiz · Drill",
+    "drill_line": "Missed question {n} of {total}. Only you see this; it never counts for the leaderboards.",
+    "drill_ahead": "{count} more in this drill.",
+    "drill_done": "Drill over: {left} missed question(s) left. One answered right leaves the list.",
+    "drill_none": "Nothing missed: every question you answered wrong, you have since answered right. `/zeroquiz review` brings back your cards when they are due.",
     "review_due": "Cards due for review: {count}. Only you see this.",
     "review_left": "Still due: {count}.",
     "review_none": "Nothing to review right now.",
@@ -194,6 +199,8 @@ MESSAGES: dict[str, str] = {
     "review_stopped": "Review stopped. Come back with `/zeroquiz review` when cards are due.",
     "help_cmd_review": "review your own due cards privately, of a topic and level if given",
     "discord_cmd_review": "Review your due cards privately",
+    "help_cmd_drill": "practise the questions you answered wrong and have not answered right since, privately, up to 10 (never counts for the leaderboards)",
+    "discord_cmd_drill": "Practise the questions you missed, privately",
     "home_review_button": "Review now",
     "term_review_prompt": "Your answer ({letters}), or q to stop: ",
     # stop, run filters kept, daily topics (issue 11: `/zeroquiz stop`, daily topics)

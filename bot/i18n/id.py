@@ -188,6 +188,11 @@ MESSAGES: dict[str, str] = {
     "term_no_questions": "Bank soal kosong.",
     # review flow (issue 11 item 1: the personal review)
     "review_title": "ZeroQuiz · Ulasan",
+    "drill_title": "ZeroQuiz · Latihan",
+    "drill_line": "Soal yang terlewat {n} dari {total}. Hanya Anda yang melihat ini; tidak dihitung di papan skor.",
+    "drill_ahead": "Masih {count} soal lagi di latihan ini.",
+    "drill_done": "Latihan selesai: tersisa {left} soal yang terlewat. Soal yang dijawab benar keluar dari daftar.",
+    "drill_none": "Tidak ada yang terlewat: setiap soal yang pernah Anda jawab salah sudah Anda jawab benar sesudahnya. `/zeroquiz review` memunculkan kartu Anda saat jatuh tempo.",
     "review_due": "Kartu yang perlu diulas: {count}. Hanya kamu yang melihat ini.",
     "review_left": "Masih jatuh tempo: {count}.",
     "review_none": "Tidak ada yang perlu diulas sekarang.",
@@ -199,6 +204,8 @@ MESSAGES: dict[str, str] = {
     "review_stopped": "Ulasan dihentikan. Kembali dengan `/zeroquiz review` saat ada kartu jatuh tempo.",
     "help_cmd_review": "ulas kartu jatuh tempo milikmu secara pribadi, dengan topik dan tingkat bila diberikan",
     "discord_cmd_review": "Ulas kartu jatuh tempo milikmu secara pribadi",
+    "help_cmd_drill": "latih lagi soal yang pernah kamu jawab salah dan belum kamu jawab benar sesudahnya, secara pribadi, hingga 10 soal (tidak dihitung di papan skor)",
+    "discord_cmd_drill": "Latih lagi soal yang pernah terlewat, secara pribadi",
     "home_review_button": "Ulas sekarang",
     "term_review_prompt": "Jawabanmu ({letters}), atau q untuk berhenti: ",
     # stop, run filters kept, daily topics (issue 11: `/zeroquiz stop`, daily topics)

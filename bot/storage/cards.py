@@ -18,11 +18,16 @@ from bot.storage.records import CardState
 
 Key = tuple[int, str]  # (player id, question id)
 
-UPSERT = """INSERT INTO cards (player_id, question_id, state, due_at, last_review_at)
-    VALUES ($1, $2, $3, $4, $5)
+UPSERT = """INSERT INTO cards (player_id, question_id, state, due_at, last_review_at, missed_at)
+    VALUES ($1, $2, $3, $4, $5, $6)
     ON CONFLICT (player_id, question_id) DO UPDATE SET
         state = excluded.state, due_at = excluded.due_at,
-        last_review_at = excluded.last_review_at"""
+        last_review_at = excluded.last_review_at, missed_at = excluded.missed_at"""
+
+
+def _missed_at(card: CardState) -> int | None:
+    """When the card was missed (its last answer wrong); NULL once answered right."""
+    return to_ms(card.last_review_at) if card.missed else None
 
 
 async def load(conn: Conn, keys: Iterable[Key]) -> dict[Key, str]:
@@ -46,7 +51,7 @@ async def save(conn: Conn, cards: dict[Key, CardState]) -> None:
     await conn.executemany(
         UPSERT,
         [
-            (player, question, c.state, to_ms(c.due_at), to_ms(c.last_review_at))
+            (player, question, c.state, to_ms(c.due_at), to_ms(c.last_review_at), _missed_at(c))
             for (player, question), c in sorted(cards.items())
         ],
     )
@@ -124,16 +129,34 @@ class CardTable:
                 return False
             card = rule(str(row["state"]))
             changed = await conn.execute(
-                """UPDATE cards SET state = $1, due_at = $2, last_review_at = $3
-                   WHERE player_id = $4 AND question_id = $5 AND due_at = $6""",
+                """UPDATE cards SET state = $1, due_at = $2, last_review_at = $3, missed_at = $4
+                   WHERE player_id = $5 AND question_id = $6 AND due_at = $7""",
                 card.state,
                 to_ms(card.due_at),
                 to_ms(card.last_review_at),
+                _missed_at(card),
                 int(row["player_id"]),
                 question_id,
                 stamp,
             )
             return changed > 0
+
+    async def missed(self, user: UserRef) -> list[tuple[str, datetime, datetime]]:
+        """The person's missed questions in this team (last answered wrong, in a round, a review
+        or a drill), most recently missed first: (question id, missed at, due at)."""
+        async with self._e.reader() as conn:
+            rows = await conn.fetch(
+                f"""SELECT c.question_id, c.missed_at, c.due_at FROM cards c {_MINE}
+                    AND c.missed_at IS NOT NULL
+                    ORDER BY c.missed_at DESC, c.question_id""",
+                user.platform,
+                user.team,
+                user.user,
+            )
+        return [
+            (str(r["question_id"]), from_ms(int(r["missed_at"])), from_ms(int(r["due_at"])))
+            for r in rows
+        ]
 
 
 _MINE = """JOIN players p ON p.id = c.player_id JOIN teams t ON t.id = p.team_id

@@ -166,6 +166,7 @@ class CardState:
     state: str
     due_at: datetime
     last_review_at: datetime
+    missed: bool = False  # its last answer was wrong: a drill asks it until answered right
 
 
 # The core's scheduling rule: (stored state or None, answered right, when) -> the next card.

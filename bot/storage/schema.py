@@ -410,6 +410,19 @@ def _cards_due_dropped(s: Spelling) -> Sequence[str]:
     return ("DROP INDEX cards_due",)
 
 
+# A drill asks the questions a person last answered wrong (bot/reviewing.py): the card keeps
+# when that was, NULL once answered right. Cards made before it are marked missed when their last
+# change was a wrong answer in a round (a review's outcome was not kept: those are left unmarked).
+def _cards_missed(s: Spelling) -> Sequence[str]:
+    return (
+        "ALTER TABLE cards ADD COLUMN missed_at BIGINT",
+        """UPDATE cards SET missed_at = last_review_at WHERE EXISTS (
+            SELECT 1 FROM answers a JOIN rounds r ON r.id = a.round_id
+            WHERE a.player_id = cards.player_id AND r.question_id = cards.question_id
+              AND a.answered_at = cards.last_review_at AND a.correct = 0)""",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -453,6 +466,7 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(15, "team question packs and what each channel draws from", _packs),
     Step(16, "no index of review cards by due time", _cards_due_dropped),
+    Step(17, "when each review card was last missed (drills)", _cards_missed),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
