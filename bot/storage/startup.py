@@ -50,6 +50,7 @@ def backend_of(target: str | Path) -> tuple[Dialect, str]:
     or `sqlite:///relative` / `sqlite:////absolute`, as SQLAlchemy writes them)."""
     text = str(target)
     if text.startswith(("postgresql://", "postgres://")):
+        _check_ports(text)
         return "postgres", text
     if text.startswith("sqlite:///"):
         return "sqlite", text.removeprefix("sqlite:///")
@@ -58,6 +59,21 @@ def backend_of(target: str | Path) -> tuple[Dialect, str]:
             display_url(text), "is a URL ZeroQuiz can't use: give postgresql://… or a file path"
         )
     return "sqlite", text
+
+
+def _check_ports(url: str) -> None:
+    """A port that is no port (`:99999`, `:notaport`) is a setting to fix, said in one line
+    without the password; the drivers would end in a traceback (OverflowError, ValueError). Hosts
+    may be several, comma-separated, as libpq allows."""
+    hosts = url.split("://", 1)[1].split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]
+    for host in hosts.split(","):
+        port = host.rpartition("]")[2] if host.startswith("[") else host
+        value = port.rpartition(":")[2] if ":" in port else ""
+        if value and not (value.isascii() and value.isdigit() and 0 < int(value) < 65536):
+            shown = value if len(value) <= 20 else value[:20] + "…"
+            raise DatabaseUnusable(
+                display_url(url), f"has port {shown!r}: a port is a number from 1 to 65535"
+            )
 
 
 async def open_engine(

@@ -297,3 +297,33 @@ def test_a_refused_session_says_why_on_stderr_not_stdout(
     assert result.returncode == 1
     assert said in result.stderr and said not in result.stdout
     assert "Question 1" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://u:secret@[::1]:99999/db",
+        "postgresql://u:secret@127.0.0.1:notaport/db",
+        "postgresql://u:secret@h1:5432,h2:0/db",
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "--count", "1"],
+        ["backup", "BACKUP"],
+        ["results", "--platform", "console", "--team", "local"],
+        ["insights", "--platform", "console", "--team", "local"],
+        ["pack", "list", "--platform", "console", "--team", "local"],
+    ],
+)
+def test_a_database_url_with_a_bad_port_is_one_line_that_names_it(
+    tmp_path: Path, url: str, command: list[str]
+) -> None:
+    """No traceback, no password: the setting to fix, and 78 (restarting can't help)."""
+    args = [str(tmp_path / "b.sqlite3") if a == "BACKUP" else a for a in command]
+    result = run([*args, "--db", url], tmp_path)
+    assert result.returncode == 78, result.stderr
+    [line] = result.stderr.splitlines()
+    assert "a port is a number from 1 to 65535" in line and "secret" not in line
+    assert "postgresql://u:***@" in line
