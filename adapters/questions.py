@@ -54,6 +54,32 @@ def serve_bank(
     return chosen_bank(custom, no_bundled(flag_no_bundled, env), stdin=stdin, cache=cache)
 
 
+def without_bundled_copies(paths: Sequence[str | Path]) -> list[str | Path]:
+    """The given files, a folder as its YAML files, less those that are bundled files or byte-
+    identical copies of them (a clone's `questions/`): those are loaded once, as the bundled
+    file, rather than reported as duplicating every id of the bank. An unreadable place is kept
+    as given, for the loader to name."""
+    bundled = {p.name: p for p in bundled_paths()}
+    out: list[str | Path] = []
+    for path in paths:
+        place = Path(path)
+        try:
+            if str(path) != "-" and place.is_dir():
+                files = sorted(x for x in place.iterdir() if x.suffix in (".yaml", ".yml"))
+                out += [f for f in files if not _same(f, bundled.get(f.name))]
+            elif str(path) == "-" or not _same(place, bundled.get(place.name)):
+                out.append(path)
+        except OSError:
+            out.append(path)
+    return out
+
+
+def _same(file: Path, bundled: Path | None) -> bool:
+    if bundled is None or not file.is_file():
+        return False
+    return file.resolve() == bundled.resolve() or file.read_bytes() == bundled.read_bytes()
+
+
 def chosen_bank(
     paths: Sequence[str] | None,
     only_these: bool,
@@ -69,7 +95,8 @@ def chosen_bank(
     if only_these:
         every = list(paths or ())
     elif paths:
-        every = [*bundled_paths(), *paths]
+        given = without_bundled_copies(paths)
+        every = [*bundled_paths(), *given] if given else None
     if cache is not None and stdin is None:
         from bot.bank.cache import cached_bank
 

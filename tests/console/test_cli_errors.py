@@ -327,3 +327,22 @@ def test_a_database_url_with_a_bad_port_is_one_line_that_names_it(
     [line] = result.stderr.splitlines()
     assert "a port is a number from 1 to 65535" in line and "secret" not in line
     assert "postgresql://u:***@" in line
+
+
+def test_validate_takes_a_copy_of_the_bundled_files_as_those_files(tmp_path: Path) -> None:
+    """`zeroquiz validate questions/` in a clone: the same files as the installed bundled ones
+    are checked once, not reported as duplicating every id; a changed copy still is."""
+    from bot.bank import bundled_paths, load_bank
+
+    copy = tmp_path / "questions"
+    copy.mkdir()
+    for path in bundled_paths():
+        (copy / path.name).write_bytes(path.read_bytes())
+    bank = load_bank()
+    result = run(["validate", str(copy)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"OK: {len(bank)} questions and {len(bank.templates)} templates" in result.stdout
+    changed = copy / "00_original.yaml"
+    changed.write_text(changed.read_text().replace("id: orig-01", "id: orig-x1"))
+    clash = run(["validate", str(copy)], tmp_path)
+    assert clash.returncode == 1 and "duplicate id 'orig-02'" in clash.stderr
