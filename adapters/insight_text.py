@@ -26,6 +26,9 @@ def insights_text(view: InsightsView) -> str:
         view.check_empty, "  "
     )
     lines += ["", *_wrapped(view.check_note)]
+    if view.reported:
+        lines += ["", view.reported_title]
+        lines += [w for item in view.reported for w in _wrapped(item.text, "  - ")]
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from adapters.errors import ConfigError
 from adapters.exitcodes import EX_USAGE
@@ -13,8 +14,11 @@ from adapters.insight_text import insights_text
 from adapters.resultscmd import add_team_arguments, open_store, team_bank
 from bot.bank import BankError
 from bot.clock import SystemClock
+from bot.i18n import t
 from bot.insights import Insights
+from bot.library import Library
 from bot.model import LANGS, TeamRef
+from bot.reports import Reports
 from bot.results import FORMATS, insights_csv, insights_json
 from bot.topics import topics
 from bot.views import PERIODS
@@ -61,6 +65,9 @@ async def cmd_insights(args: argparse.Namespace) -> int:
             )
             return 0
         view = await insights.view(team, args.period, args.lang, topic)
+        reports = Reports(store, Library(store, bank), SystemClock())  # as serve's insights
+        reported = await reports.by_question(team, args.lang)
+        view = replace(view, reported_title=t(args.lang, "insights_reported"), reported=reported)
     finally:
         await store.close()
     print(insights_text(view))

@@ -26,6 +26,7 @@ from bot.insights import Insights
 from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.quiz import Quiz
+from bot.reports import Reports
 from bot.results import Results
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
@@ -91,6 +92,7 @@ def build_core(
         Controls(store, clock, default_window=default_window), TeamPacks(store, library, clock),
         library=library, daily=schedules, insights=Insights(store, bank, clock),
         results=Results(store, library, clock), drills=Drills(store, library, clock),
+        reports=Reports(store, library, clock),
         limiter=limiter,
     )  # fmt: skip
     sources = (quiz, schedules) if schedules is not None else (quiz,)

@@ -279,6 +279,11 @@ async def _insights(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> R
     return await quiz.insights(team, period, lang, topic)
 
 
+async def _reports(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """`reports` lists the questions players reported; `reports clear ID` clears one."""
+    return await quiz.reports_command(ctx.channel, command.args, lang)
+
+
 async def _results(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     """`results [week|month|all|season] [csv|json]`: every answer of the team, as a file."""
     period: ResultPeriod = "all"
@@ -351,6 +356,7 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("audit", _audit, usage="[page]", admin=True),
     Spec("insights", _insights, usage="[week|month|all] [topic] [csv|json]", admin=True),
     Spec("results", _results, usage="[week|month|all|season] [csv|json]", admin=True),
+    Spec("reports", _reports, usage="[clear ID]", admin=True, audit=_changes),
     Spec("pack", _pack, usage="add|question|list|show|remove|export [NAME]", admin=True),
     Spec("questions", _questions, usage="bundled|team|both", admin=True),
     Spec("help", _help),

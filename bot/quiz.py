@@ -24,6 +24,7 @@ from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.ports import ChatPort
+from bot.reports import Reports
 from bot.results import ResultPeriod, Results, insights_notice
 from bot.reveals import Reveals
 from bot.reviewing import Reviews
@@ -73,6 +74,7 @@ class Quiz:
         insights: Insights | None = None,
         results: Results | None = None,
         drills: Drills | None = None,
+        reports: Reports | None = None,
         limiter: Limiter | None = None,
     ) -> None:
         """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal);
@@ -88,6 +90,7 @@ class Quiz:
         self.reveals = reveals
         self.reviews = reviews  # the personal review
         self.drills = drills or Drills(store, library, clock)  # the person's missed questions
+        self.reports = reports or Reports(store, library, clock)  # questions players flagged
         self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
         self._insights = insights or Insights(store, bank, clock)  # what the answers show
@@ -415,8 +418,22 @@ class Quiz:
     async def insights(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None = None
     ) -> InsightsView:
-        """What the team's answers show, for admins (bot/insights.py)."""
-        return await self._insights.view(team, period, lang, topic)
+        """What the team's answers show, for admins (bot/insights.py), and the questions the
+        players reported (bot/reports.py)."""
+        view = await self._insights.view(team, period, lang, topic)
+        reported = await self.reports.by_question(team, lang)
+        return replace(view, reported_title=t(lang, "insights_reported"), reported=reported)
+
+    async def report(
+        self, user: UserRef, question_id: str, reason: str, note: str, lang: Lang
+    ) -> NoticeView:
+        """A person's report of a question they answered (bot/reports.py)."""
+        return await self.reports.report(user, question_id, reason, note, lang)
+
+    async def reports_command(
+        self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
+    ) -> NoticeView:
+        return await self.reports.command(TeamRef(channel.platform, channel.team), words, lang)
 
     async def insights_file(
         self, team: TeamRef, period: Period, topic: str | None, form: str, lang: Lang

@@ -302,3 +302,5 @@ class InsightsView:
     check_empty: str
     check_note: str  # how questions are judged, and the minimum of answers
     empty_text: str | None  # nothing answered in the period: this, instead of the chart
+    reported_title: str = ""
+    reported: tuple[InsightLine, ...] = ()  # questions players reported (shown when there are)

@@ -57,6 +57,7 @@ async def play(
             break  # end of input: the score so far
         feedback = await quiz.answer(view.round_id, term.user, choice)  # a chat surface's click
         term.say(render.feedback(feedback))
+        term.answered = view.question_id
         await quiz.close_round(view.round_id, "next")  # the run posts the next question
     await quiz.end_runs(TERMINAL)
     after = await term.ask(StatsView, "stats")

@@ -43,6 +43,7 @@ async def review(
             step = result
             break
         term.say(render.review_result(result))
+        term.answered = result.question_id
         following = [b.token for b in result.buttons if b.kind == "next"]
         if not following:
             return 0  # the footer said nothing more is due

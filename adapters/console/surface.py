@@ -19,6 +19,8 @@ from bot.commands import Command, Context, Reply, dispatch, parse_text
 from bot.i18n import t
 from bot.model import LETTERS, ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
+from bot.reports import parse_reason
+from bot.views import NoticeView
 
 TERMINAL = ChannelRef(PLATFORM, "local", "terminal")
 TERMINAL_TEAM = TeamRef(PLATFORM, "local")
@@ -84,17 +86,31 @@ class Terminal:
         self._out = out
         self._err = err or out
         self._echo = echo
+        self.answered: str | None = None  # the question last answered: what `/report` names
 
     async def command(self, name: str, *args: str) -> Reply:
         """`/zeroquiz <name> <args>`, as a chat surface would send it."""
         return await dispatch(self.quiz, Command(name, args), self.ctx)
 
     async def typed(self, line: str) -> Reply:
-        """A `/zeroquiz` command typed at a prompt (`/zeroquiz` itself may be left out)."""
+        """A `/zeroquiz` command typed at a prompt (`/zeroquiz` itself may be left out), or
+        `/report REASON [note]`: the question just answered, as chat's Report control sends it."""
         words = line.strip()[1:].split()
         if words[:1] == ["zeroquiz"]:
             words = words[1:]
+        if words[:1] == ["report"]:
+            return await self.report(words[1:])
         return await dispatch(self.quiz, parse_text(" ".join(words)), self.ctx)
+
+    async def report(self, words: list[str]) -> NoticeView:
+        lang = await self.quiz.channel_lang(TERMINAL)
+        reason = parse_reason(words[0]) if words else None
+        if reason is None:
+            return NoticeView(lang, t(lang, "report_usage"), ok=False)
+        if self.answered is None:
+            return NoticeView(lang, t(lang, "report_first_answer"), ok=False)
+        note = " ".join(words[1:])
+        return await self.quiz.report(self.user, self.answered, reason, note, lang)
 
     async def ask(self, kind: type[R], name: str, *args: str) -> R:
         """A command whose reply is always of one kind (`stats`, `leaderboard all`)."""

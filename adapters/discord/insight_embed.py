@@ -32,6 +32,7 @@ def insights_embed(view: InsightsView) -> discord.Embed:
     for title, items, empty in (
         (view.missed_title, view.missed, view.missed_empty),
         (view.check_title, view.check, view.check_empty),
+        *(((view.reported_title, view.reported, ""),) if view.reported else ()),
     ):
         embed.add_field(name=clip(title, FIELD_NAME), value=_listed(items, empty), inline=False)
     embed.set_footer(text=clip(view.check_note, FOOTER))

@@ -256,6 +256,15 @@ def _insights(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("insights", words))
 
 
+def _reports(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="reports", description=text("discord_cmd_reports"))
+    @app_commands.describe(clear=text("discord_opt_reports_clear"))
+    async def reports(
+        interaction: discord.Interaction, clear: app_commands.Range[int, 1, 10**12] | None = None
+    ) -> None:
+        await run(interaction, Command("reports", ("clear", str(clear)) if clear else ()))
+
+
 def _results(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="results", description=text("discord_cmd_results"))
     @app_commands.describe(
@@ -317,6 +326,7 @@ BINDERS: dict[str, Binder] = {
     "audit": _audit,
     "insights": _insights,
     "results": _results,
+    "reports": _reports,
     "pack": _pack,
     "questions": _questions,
 }

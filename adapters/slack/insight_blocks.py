@@ -32,6 +32,8 @@ def insights_blocks(view: InsightsView, *, header: bool = True) -> list[Block]:
     blocks.append(_listed(view.missed_title, view.missed, view.missed_empty))
     blocks.append(_listed(view.check_title, view.check, view.check_empty))
     blocks.append(_context(escape(view.check_note)))
+    if view.reported:
+        blocks.append(_listed(view.reported_title, view.reported, ""))
     return blocks
 
 

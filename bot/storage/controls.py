@@ -203,6 +203,7 @@ class PeopleTable:
             pid, tid = int(found["id"]), int(found["team_id"])
             totals = await tx.execute("DELETE FROM score_totals WHERE player_id = $1", pid)
             cards = await tx.execute("DELETE FROM cards WHERE player_id = $1", pid)
+            await tx.execute("DELETE FROM reports WHERE player_id = $1", pid)
             answers = await tx.execute("DELETE FROM answers WHERE player_id = $1", pid)
             await tx.execute(
                 """UPDATE runs SET started_by = NULL WHERE started_by = $1

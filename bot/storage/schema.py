@@ -423,6 +423,25 @@ def _cards_missed(s: Spelling) -> Sequence[str]:
     )
 
 
+# What players flagged about a question (bot/reports.py): one report per person, question and
+# team; an admin clears it, and forgetting the person deletes it.
+def _reports(s: Spelling) -> Sequence[str]:
+    return (
+        f"""CREATE TABLE reports (
+        id {s.id},
+        team_id BIGINT NOT NULL REFERENCES teams(id),
+        player_id BIGINT NOT NULL REFERENCES players(id),
+        question_id TEXT NOT NULL,
+        reason TEXT NOT NULL CHECK (reason IN ('key', 'unclear', 'typo', 'outdated', 'other')),
+        note TEXT NOT NULL DEFAULT '',
+        reported_at BIGINT NOT NULL,
+        cleared_at BIGINT,
+        UNIQUE (team_id, question_id, player_id)
+    )""",
+        "CREATE INDEX reports_open ON reports (team_id, reported_at) WHERE cleared_at IS NULL",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -467,6 +486,7 @@ STEPS: tuple[Step, ...] = (
     Step(15, "team question packs and what each channel draws from", _packs),
     Step(16, "no index of review cards by due time", _cards_due_dropped),
     Step(17, "when each review card was last missed (drills)", _cards_missed),
+    Step(18, "questions players reported", _reports),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

@@ -22,6 +22,7 @@ from bot.storage.installations import InstallationTable
 from bot.storage.packs import PackTable
 from bot.storage.progress import Progress, silent
 from bot.storage.receipts import ReceiptTable
+from bot.storage.reports import ReportTable
 from bot.storage.results import ResultTable
 from bot.storage.rounds import RoundTable
 from bot.storage.schema import SCHEMA, Schema
@@ -59,6 +60,7 @@ class Store:
         self.receipts = ReceiptTable(engine)
         self.packs = PackTable(engine)
         self.results = ResultTable(engine)
+        self.reports = ReportTable(engine)
 
     @classmethod
     async def open(
