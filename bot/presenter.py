@@ -129,6 +129,7 @@ def _feedback(
         points=points,
         chart=question_chart(question.chart, lang),
         mistake=mistake_for(lang, question, order, option),
+        question_id=question.id,
     )
 
 

@@ -66,6 +66,7 @@ class Feedback:
     points: int = 0
     chart: ChartView | None = None  # beside the explanation: a memory question's stages
     mistake: Mistake | None = None  # a wrong pick: why that option is wrong, before the explanation
+    question_id: str = ""  # what the Report control reports (bot/reports.py)
 
     @property
     def recorded(self) -> bool:

@@ -42,6 +42,7 @@ from adapters.slack.export import SlackExport
 from adapters.slack.packs import PACK_VIEW, QUESTION_VIEW, SlackPacks
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
+    REPORT_ACTION,
     SlackMessage,
     feedback_message,
     home_after_review,
@@ -51,6 +52,7 @@ from adapters.slack.render import (
     review_message,
 )
 from adapters.slack.replies import Replies
+from adapters.slack.reporting import REPORT_VIEW, SlackReports
 from adapters.slack.shapes import (
     ANSWER_ACTION,
     HOME_EVENT,
@@ -104,6 +106,7 @@ class SlackHandlers:
         self._slots = asyncio.Semaphore(CLICK_SLOTS)
         self._tasks: set[asyncio.Task[None]] = set()
         self.packs = SlackPacks(quiz, users, self._reply)  # the pack forms (modals)
+        self.reports = SlackReports(quiz, users, self._reply)  # the Report control's form
         self.export = SlackExport(users, self._reply)  # `pack export`: the YAML in parts
         users.store_names(self._store_names, lambda: inflight.below(QUIET))
 
@@ -114,6 +117,8 @@ class SlackHandlers:
         app.event(HOME_EVENT)(self.on_home)
         app.view(PACK_VIEW)(self.packs.on_submit)
         app.view(QUESTION_VIEW)(self.packs.on_submit)
+        app.action(REPORT_ACTION)(self.reports.on_click)
+        app.view(REPORT_VIEW)(self.reports.on_submit)
         for event in REMOVED_EVENTS:  # app_uninstalled, tokens_revoked
             app.event(event)(self.on_removed)
 

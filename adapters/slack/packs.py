@@ -29,7 +29,7 @@ from bot.views import NoticeView
 
 log = logging.getLogger(__name__)
 
-PACK_VIEW, QUESTION_VIEW = VIEWS
+PACK_VIEW, QUESTION_VIEW = VIEWS[0], VIEWS[1]
 INPUT_MAX = 3000  # Slack's plain_text_input max_length
 ERROR_MAX = 150  # what a modal shows under an input
 

@@ -45,6 +45,7 @@ FALLBACK_TEXT = 3000
 HOME_BLOCKS = 100  # a Home tab view holds up to 100 blocks (a message 50)
 HOME_LINE = 280  # one line of a Home list: ten of them (the top 10) fit one section
 ANSWER_ACTION_PREFIX = "zq_answer_"
+REPORT_ACTION = "zq_report"  # the Report control under a verdict: its value is "lang|question id"
 REVIEW_ACTION_PREFIX = "zqr_"  # the personal review's buttons: zqr_A..zqr_E, zqr_next, zqr_stop
 _SLOT = "\x00"
 
@@ -115,7 +116,27 @@ def feedback_message(view: Feedback) -> SlackMessage:
             _section(f"*{escape(view.why_label)}:* {escape(view.explanation)}"),
         )
         blocks += _chart(view.chart)
+    if view.question_id:
+        blocks.append(_report_actions(view.lang, view.question_id))
     return SlackMessage(_fallback(view.headline), blocks)
+
+
+def _report_button(lang: Lang, question_id: str) -> Block:
+    """Report the question just answered: opens a form (adapters/slack/reporting.py)."""
+    return {
+        "type": "button",
+        "text": _plain(t(lang, "report_button"), BUTTON_TEXT),
+        "action_id": REPORT_ACTION,
+        "value": f"{lang}|{question_id}",
+    }
+
+
+def _report_actions(lang: Lang, question_id: str) -> Block:
+    return {
+        "type": "actions",
+        "block_id": "zq_report",
+        "elements": [_report_button(lang, question_id)],
+    }
 
 
 def _mistake(mistake: Mistake | None) -> list[Block]:
@@ -167,8 +188,10 @@ def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage
         blocks += _chart(view.chart)
         notes = [escape(view.footer) + _next_due(view.lang, view.next_due)]
         fallback = _fallback(view.title, view.headline)
-    if view.buttons:
+    if view.buttons or isinstance(view, ReviewResult):
         elements = [_review_button(b) for b in view.buttons]
+        if isinstance(view, ReviewResult):
+            elements.append(_report_button(view.lang, view.question_id))
         blocks.append({"type": "actions", "block_id": "zqr_review", "elements": elements})
     blocks.append(_context(*notes))
     return SlackMessage(fallback, blocks)

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 from adapters.slack.forms import parse_form
-from adapters.slack.render import ANSWER_ACTION_PREFIX, REVIEW_ACTION_PREFIX
+from adapters.slack.render import ANSWER_ACTION_PREFIX, REPORT_ACTION, REVIEW_ACTION_PREFIX
 from adapters.text import storable
 
 COMMAND = "/zeroquiz"
@@ -98,6 +98,7 @@ class Click:
     value: str
     message_ts: str | None = None  # the message clicked (a stray copy differs from the round's)
     home: bool = False  # a review button in the Home tab: no response_url, views.publish answers
+    trigger_id: str | None = None  # what opens a form (the Report control's)
 
     @property
     def is_answer(self) -> bool:
@@ -134,7 +135,8 @@ class Event:
 
 Body = dict[str, Any]
 Request = SlashCommand | Click | Event | Passed | Submission
-VIEWS = ("zeroquiz_pack_add", "zeroquiz_pack_question")  # the callback_ids of our modals
+# The callback_ids of our modals: the pack forms, and the Report control's (reporting.py).
+VIEWS = ("zeroquiz_pack_add", "zeroquiz_pack_question", "zeroquiz_report")
 HOME_EVENT = "app_home_opened"
 REMOVED_EVENTS = ("app_uninstalled", "tokens_revoked")
 EVENTS = (HOME_EVENT, *REMOVED_EVENTS)  # the manifest's bot_events, in this order
@@ -221,7 +223,12 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled | Quiet
             return foreign
         click_ = click_of(body)
         ours = (ANSWER_ACTION, REVIEW_ACTION)
-        if isinstance(click_, Click) and not any(a.match(click_.action_id) for a in ours):
+        known = isinstance(click_, Click) and click_.action_id == REPORT_ACTION
+        if (
+            isinstance(click_, Click)
+            and not known
+            and not any(a.match(click_.action_id) for a in ours)
+        ):
             return Unhandled("block_actions")
         return click_
     return Unhandled(_kind(body))
@@ -292,6 +299,7 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
         value=value,
         message_ts=_message_ts(body),
         home=home,
+        trigger_id=_text(body.get("trigger_id"), MAX_NAME) or None,
     )
 
 
@@ -337,7 +345,9 @@ def submission_of(body: Mapping[str, Any]) -> Submission | Malformed:
         for action in actions.values():
             if not isinstance(action, dict):
                 return Malformed(kind, "a view.state input is not an object")
-            text = _text(action.get("value") or "", MAX_TEXT)
+            chosen = action.get("selected_option")  # a select's choice, else a text input's
+            raw = chosen.get("value") if isinstance(chosen, dict) else action.get("value")
+            text = _text(raw or "", MAX_TEXT)
             if text is None:
                 return Malformed(kind, "an input's value is not a string")
             values[str(block_id)] = text
@@ -388,7 +398,11 @@ def _foreign_click(body: Mapping[str, Any]) -> Quiet | None:
     action_id = action.get("action_id")
     if not isinstance(action_id, str) or not action_id:
         return None
-    if ANSWER_ACTION.match(action_id) or REVIEW_ACTION.match(action_id):
+    if (
+        ANSWER_ACTION.match(action_id)
+        or REVIEW_ACTION.match(action_id)
+        or action_id == REPORT_ACTION
+    ):
         return None
     if "value" not in action:
         return Quiet("block_actions", "a click on an element without a value")

@@ -107,7 +107,7 @@ async def test_review_next_until_done_then_a_click_after_a_restart(
         done = await step(fresh, second, right_letter(bank, second))
         text = shown(done["blocks"])
         assert "✅" in text and "*Why:*" in text and "That was the last card due." in text
-        assert buttons(done) == {}  # nothing more due: no Next
+        assert set(buttons(done)) == {"Report"}  # nothing more due: no Next, only Report
         again = await step(fresh, second, "A")  # the same card once more: no second review
         assert "Already reviewed" in shown(again["blocks"])
         nothing = await fresh.ask("review", user="U1")
@@ -141,7 +141,7 @@ async def first_app(
     assert verdict["replace_original"] is True
     text = shown(verdict["blocks"])
     assert "✅ Correct!" in text and "*Why:*" in text and "Still due: 1." in text
-    assert set(buttons(verdict)) == {"Next", "Stop"}
+    assert set(buttons(verdict)) == {"Next", "Stop", "Report"}
     second = await step(slack, verdict, "Next")
     assert "Cards due for review: 1." in shown(second["blocks"])
     return board, second
@@ -189,7 +189,11 @@ async def test_home_shows_the_count_due_and_reviews_in_the_home_tab(
     assert status == 200
     await fake.wait_until(lambda: len(fake.calls_to("views.publish")) == 3, "the verdict at home")
     verdict = fake.homes["U1"]
-    assert "*Why:*" in shown(verdict["blocks"]) and set(buttons(verdict)) == {"Next", "Stop"}
+    assert "*Why:*" in shown(verdict["blocks"]) and set(buttons(verdict)) == {
+        "Next",
+        "Stop",
+        "Report",
+    }
     assert block_problems(verdict["blocks"], most_blocks=HOME_BLOCKS) == []
     status, _ = await press(slack, verdict, "Stop", home=True)
     await fake.wait_until(lambda: len(fake.calls_to("views.publish")) == 4, "the page again")
