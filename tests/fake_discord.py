@@ -15,7 +15,7 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -802,10 +802,15 @@ class FakeDiscord:
         raise AssertionError("no modal was sent")
 
     async def submit_modal(
-        self, modal: Json, values: dict[str, str], *, permissions: int = 0, guild: int = GUILD_ID
+        self,
+        modal: Json,
+        values: Mapping[str, str | list[str]],
+        *,
+        permissions: int = 0,
+        guild: int = GUILD_ID,
     ) -> str:
-        """Submit a modal the bot sent, its text inputs filled in (MODAL_SUBMIT, type 5);
-        returns the interaction token."""
+        """Submit a modal the bot sent, its text inputs filled in and its selects chosen (a
+        list of values) (MODAL_SUBMIT, type 5); returns the interaction token."""
 
         def inputs(component: Json) -> list[Json]:
             if component.get("type") == 4:
@@ -813,12 +818,17 @@ class FakeDiscord:
             found = [component["component"]] if "component" in component else []
             return found + [c for child in component.get("components", []) for c in inputs(child)]
 
-        rows = [
-            {"type": 1, "components": [
-                {"type": 4, "custom_id": i["custom_id"], "value": values.get(i["custom_id"], "")}
-            ]}
-            for top in modal["components"] for i in inputs(top)
-        ]  # fmt: skip
+        def submitted(item: Json) -> Json:
+            given = values.get(item["custom_id"], "")
+            if item.get("type") == 3:  # a string select, as a label holds it: its values
+                chosen = given if isinstance(given, list) else [given]
+                return {"type": 18, "component": {"type": 3, "custom_id": item["custom_id"],
+                                                  "values": chosen}}  # fmt: skip
+            return {"type": 1, "components": [
+                {"type": 4, "custom_id": item["custom_id"], "value": given}
+            ]}  # fmt: skip
+
+        rows = [submitted(i) for top in modal["components"] for i in inputs(top)]
         data = {"custom_id": modal["custom_id"], "components": rows}
         payload = self._interaction(5, self.member(user(1), permissions), data, None, guild)
         self.sent_at[str(payload["token"])] = time.monotonic()

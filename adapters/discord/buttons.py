@@ -23,6 +23,7 @@ from adapters.discord.render import (
     review_button_specs,
     review_token,
 )
+from adapters.discord.reporting import report_button
 from bot.views import NoticeView, QuestionView, ReviewResult, ReviewView
 
 
@@ -45,6 +46,10 @@ class ClickHandler(Protocol):
 
     async def on_review(self, interaction: discord.Interaction, token: str) -> None:
         """A button of the private review: the next step replaces that ephemeral message."""
+        ...
+
+    async def on_report(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """The Report control under a verdict: opens the report's modal."""
         ...
 
 
@@ -110,9 +115,11 @@ class ReviewButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REVI
 def review_buttons(view: ReviewView | ReviewResult | NoticeView) -> discord.ui.View | None:
     """The review step's buttons in one row, or None (the step ends the review)."""
     specs = review_button_specs(view)
-    if not specs:
+    if not specs and not isinstance(view, ReviewResult):
         return None
     buttons = discord.ui.View(timeout=None)
     for label, custom_id in specs:
         buttons.add_item(ReviewButton(custom_id, label))
+    if isinstance(view, ReviewResult):  # a verdict: the Report control beside Next and Stop
+        buttons.add_item(report_button(view.lang, view.question_id))
     return buttons

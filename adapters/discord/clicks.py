@@ -30,7 +30,13 @@ import discord
 
 from adapters.discord.buttons import ClickHandler
 from adapters.discord.inbound import BUTTON, COMPONENT, EVENT, Parser, snowflake
-from adapters.discord.render import CUSTOM_ID_PREFIX, REVIEW_PREFIX, answer_choice, review_token
+from adapters.discord.render import (
+    CUSTOM_ID_PREFIX,
+    REPORT_PREFIX,
+    REVIEW_PREFIX,
+    answer_choice,
+    review_token,
+)
 
 ANSWER_PREFIX = f"{CUSTOM_ID_PREFIX}:"  # AnswerButton's template: zq:a: then anything
 log = logging.getLogger(__name__)
@@ -44,7 +50,8 @@ def ours(payload: Any) -> str | None:
     custom_id = data.get("custom_id")
     if data.get("component_type") != BUTTON or not isinstance(custom_id, str):
         return None
-    return custom_id if custom_id.startswith((ANSWER_PREFIX, REVIEW_PREFIX)) else None
+    prefixes = (ANSWER_PREFIX, REVIEW_PREFIX, REPORT_PREFIX)
+    return custom_id if custom_id.startswith(prefixes) else None
 
 
 def clicked_message(payload: Any) -> str | None:
@@ -73,6 +80,9 @@ async def click(
 ) -> None:
     """What AnswerButton.callback and ReviewButton.callback do with the same custom_id."""
     try:
+        if custom_id.startswith(REPORT_PREFIX):
+            await handler.on_report(interaction, custom_id)
+            return
         if custom_id.startswith(REVIEW_PREFIX):
             token = review_token(custom_id)
             if token is None:

@@ -21,6 +21,7 @@ import discord
 from adapters.discord.buttons import review_buttons
 from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import feedback_embed, reply_embed, review_embed
+from adapters.discord.reporting import ReportModal, report_view, reported
 from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
@@ -114,7 +115,12 @@ class Handler:
                 feedback = await self.metrics.answer(
                     PLATFORM, lambda: self.quiz.answer(round_id, who, option)
                 )
-                await self._verdict(interaction, feedback_embed(feedback), began)
+                report = (
+                    report_view(feedback.lang, feedback.question_id)
+                    if feedback.question_id
+                    else None
+                )
+                await self._verdict(interaction, feedback_embed(feedback), began, report)
                 copy = clicked or message_ref(interaction)
                 if feedback.status == "closed" and copy is not None:
                     await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
@@ -122,10 +128,14 @@ class Handler:
             self.gate.leave()
 
     async def _verdict(
-        self, interaction: discord.Interaction, embed: discord.Embed, began: float
+        self,
+        interaction: discord.Interaction,
+        embed: discord.Embed,
+        began: float,
+        view: discord.ui.View | None = None,
     ) -> None:
         try:
-            await send_ephemeral(interaction, embed)
+            await send_ephemeral(interaction, embed, view)
         except (discord.DiscordServerError, aiohttp.ClientError) as exc:
             loop = asyncio.get_running_loop()
             if interaction.response.is_done() or loop.time() - began > RETRY_WITHIN:
@@ -133,7 +143,7 @@ class Handler:
             log.warning("verdict failed for now (%s); sending it once more", type(exc).__name__)
             await asyncio.sleep(RETRY_AFTER)
             try:
-                await send_ephemeral(interaction, embed)
+                await send_ephemeral(interaction, embed, view)
             except discord.HTTPException as again:
                 if again.code != ALREADY_ANSWERED:
                     raise
@@ -160,6 +170,17 @@ class Handler:
                 )
         finally:
             self.gate.leave()
+
+    async def on_report(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """The Report control: the modal opens at once (the interaction's answer); what it
+        sends is stored by ReportModal.on_submit."""
+        found = reported(custom_id)
+        if found is None:
+            await self.on_invalid_click(interaction)
+            return
+        async with apologise_on_error("a report click", lambda: self._fail(interaction, "en")):
+            modal = ReportModal(self.quiz, *found, user_ref(interaction), self._reply)
+            await interaction.response.send_modal(modal)
 
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:
         """A button under our prefix that isn't a round and an option."""

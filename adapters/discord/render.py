@@ -48,6 +48,7 @@ ANSWER_ID = re.compile(r"zq:a:([0-9]{1,18}):([0-9]{1,2})")
 # strictly; at most 96 characters, so the custom_id stays within Discord's 100).
 REVIEW_PREFIX = "zqr:"
 REVIEW_TEMPLATE = r"zqr:(?s:.*)"
+REPORT_PREFIX = "zqp:"  # the Report control under a verdict: the language, then the question
 CUSTOM_ID_MAX = 100
 
 

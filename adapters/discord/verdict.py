@@ -31,8 +31,12 @@ def _ephemeral() -> discord.MessageFlags:
 EPHEMERAL = _ephemeral()
 
 
-async def send_ephemeral(interaction: discord.Interaction, embed: discord.Embed) -> None:
-    """`interaction.response.send_message(embed=embed, ephemeral=True,
+async def send_ephemeral(
+    interaction: discord.Interaction,
+    embed: discord.Embed,
+    view: discord.ui.View | None = None,
+) -> None:
+    """`interaction.response.send_message(embed=embed, view=view, ephemeral=True,
     allowed_mentions=NO_MENTIONS)`, less the reading back."""
     response: Any = interaction.response
     if response.is_done():
@@ -41,6 +45,7 @@ async def send_ephemeral(interaction: discord.Interaction, embed: discord.Embed)
     params = interaction_message_response_params(
         type=CHANNEL_MESSAGE.value,
         embed=embed,
+        view=view,
         flags=EPHEMERAL,
         allowed_mentions=NO_MENTIONS,
         previous_allowed_mentions=state.allowed_mentions,

@@ -75,11 +75,11 @@ async def test_a_drill_asks_the_misses_newest_first_and_right_ones_leave(
     verdict = await press(fake_discord, mid, option_button(bot, card, right=False))
     assert "❌ Not quite" in text_of(verdict)
     assert verdict["embeds"][0]["fields"][0]["name"].startswith("Why ")  # the option's reason
-    assert labels(verdict) == ["Next", "Stop"]
+    assert labels(verdict) == ["Next", "Stop", "Report"]
     second = await press(fake_discord, mid, button(verdict, "Next"))
     assert shown_question(second) == older
     done = await press(fake_discord, mid, option_button(bot, second, right=True))
-    assert "✅ Correct!" in text_of(done) and done["components"] == []
+    assert "✅ Correct!" in text_of(done) and labels(done) == ["Report"]
     assert "1 missed question(s) left" in done["embeds"][0]["footer"]["text"]
     assert await answers(bot) == recorded  # a drill answer is no answer: no leaderboard change
 

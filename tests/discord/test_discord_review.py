@@ -93,7 +93,7 @@ async def test_review_next_until_done_and_a_click_after_a_restart(
     assert verdict["flags"] & EPHEMERAL  # still the private message, updated in place
     assert "✅ Correct!" in text_of(verdict) and verdict["embeds"][0]["fields"][0]["value"]
     assert "Still due: 1." in verdict["embeds"][0]["footer"]["text"]
-    assert labels(verdict) == ["Next", "Stop"]
+    assert labels(verdict) == ["Next", "Stop", "Report"]
     second = await press(fake_discord, mid, button(verdict, "Next"))
     assert "Cards due for review: 1." in second["embeds"][0]["footer"]["text"]
     on_screen = dict(second)
@@ -102,7 +102,7 @@ async def test_review_next_until_done_and_a_click_after_a_restart(
     fresh = await bots.start()
     done = await press(fake_discord, mid, right_button(fresh, on_screen))
     assert "That was the last card due." in done["embeds"][0]["footer"]["text"]
-    assert done["components"] == []  # nothing more due: no buttons
+    assert labels(done) == ["Report"]  # nothing more due: no Next, only Report
     assert await answers(fresh) == recorded  # review answers are not answers
     nothing = await fake_discord.reply_to(await fake_discord.slash("review", who=user(1)))
     assert "Nothing to review right now." in text_of(nothing)
@@ -129,7 +129,7 @@ async def test_stop_unknown_topic_and_indonesian(
     card = fake_discord.messages[mid]
     assert card["embeds"][0]["title"] == "ZeroQuiz · Ulasan"
     verdict = await press(fake_discord, mid, custom_ids(card)[0])
-    assert labels(verdict) == ["Berikutnya", "Berhenti"]
+    assert labels(verdict) == ["Berikutnya", "Berhenti", "Laporkan"]
     stopped = await press(fake_discord, mid, button(verdict, "Berhenti"))
     assert "Ulasan dihentikan" in text_of(stopped) and stopped["components"] == []
 
