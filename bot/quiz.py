@@ -427,7 +427,11 @@ class Quiz:
     async def report(
         self, user: UserRef, question_id: str, reason: str, note: str, lang: Lang
     ) -> NoticeView:
-        """A person's report of a question they answered (bot/reports.py)."""
+        """A person's report of a question they answered (bot/reports.py), within the person's
+        (and team's) command rate, as any command."""
+        refused = self.command_allowed(user, lang)
+        if refused is not None:
+            return refused
         return await self.reports.report(user, question_id, reason, note, lang)
 
     async def reports_command(

@@ -35,7 +35,7 @@ from bot.model import ChannelRef, UserRef
 from bot.quiz import Quiz
 from bot.storage import Store
 from bot.topics import NO_FILTER
-from bot.views import NoticeView
+from bot.views import NoticeView, QuestionView
 
 pytestmark = on_both_backends
 
@@ -282,3 +282,19 @@ def test_buckets_stay_bounded_and_refill_on_the_clock(monkeypatch: pytest.Monkey
     assert buckets.wait("a") == pytest.approx(1.0)
     clock._now += timedelta(seconds=1)
     assert buckets.wait("a") == 0
+
+
+async def test_reports_count_against_the_persons_command_rate(
+    db: Store, bank: Bank, clock: FakeClock, port: RecordingPort
+) -> None:
+    """A flood of reports is held like a flood of commands: nothing stored past the rate."""
+    limits = Limits(person_burst=2, person_per_minute=6, team_burst=0, team_per_minute=0)
+    quiz = limited_quiz(db, bank, clock, port, limits, Counted())
+    who = UserRef("test", "T1", "UA", "Ada")
+    view = await quiz.start_round(ChannelRef("test", "T1", "C1"))
+    assert isinstance(view, QuestionView)
+    await quiz.answer(view.round_id, who, 0)
+    assert (await quiz.report(who, view.question_id, "typo", "", "en")).ok
+    assert not (await quiz.report(who, view.question_id, "key", "", "en")).ok  # already
+    held = await quiz.report(who, view.question_id, "key", "", "en")
+    assert not held.ok and "faster than I take them" in held.text

@@ -24,7 +24,7 @@ from bot.storage.schema import SCHEMA, Spelling, Step
 CARRIED = (
     "teams", "channels", "players", "runs", "rounds", "answers", "schedules", "daily_posts",
     "score_totals", "installations", "cards", "channel_windows", "seasons", "audit_log",
-    "item_totals", "item_choices", "packs", "pack_versions", "channel_sources",
+    "item_totals", "item_choices", "packs", "pack_versions", "channel_sources", "reports",
 )  # fmt: skip
 
 
