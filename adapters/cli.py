@@ -209,10 +209,10 @@ async def cmd_play(args: argparse.Namespace) -> int:
     from adapters.console.review import review
     from adapters.console.surface import WINDOW, stdin_reader
     from adapters.errors import ConfigError
-    from adapters.questions import chosen_bank
+    from adapters.questions import serve_bank
 
-    try:
-        bank = chosen_bank(args.questions, args.no_bundled, cache=cache_dir())
+    try:  # the bank serve would load: the flags, else ZEROQUIZ_QUESTIONS and ZEROQUIZ_NO_BUNDLED
+        bank = serve_bank(args.questions, args.no_bundled, os.environ, cache=cache_dir())
     except ConfigError as exc:
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return EX_USAGE

@@ -195,7 +195,7 @@ class Insights:
             check=tuple(_check_line(lang, i) for i in _suspects(items)),
             check_empty=t(lang, "insights_check_none"),
             check_note=t(lang, "insights_check_note", min=analysis.MIN_RATED, rated=RATED_AFTER),
-            empty_text=None if stats else t(lang, "insights_empty", period=period_name),
+            empty_text=None if stats else _empty(lang, period_name, current, self.bank),
         )
 
     def _missed(
@@ -228,6 +228,16 @@ class Insights:
             )
             lines.append(InsightLine(item.item, _clip(text), wrong.slot))
         return lines
+
+
+def _empty(lang: Lang, period_name: str, current: list[ItemTotal], bank: Bank) -> str:
+    """Nothing to chart: no answers, or answers to questions this bank doesn't hold (a team's
+    files not loaded), which is no "no answers"."""
+    known = analysis.entries_by_item(bank)
+    unknown = sum(total.answered for total in current if total.item not in known)
+    if unknown:
+        return t(lang, "insights_unloaded", count=unknown, period=period_name)
+    return t(lang, "insights_empty", period=period_name)
 
 
 def _suspects(items: list[ItemStat]) -> list[ItemStat]:

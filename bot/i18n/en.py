@@ -271,6 +271,7 @@ MESSAGES: dict[str, str] = {
     "insights_legend_month": "Share answered right (each █ is 10%), answers, and the change in points against last month.",
     "insights_legend_all": "Share answered right (each █ is 10%) and answers, over all time.",
     "insights_empty": "No answers yet for {period}.",
+    "insights_unloaded": "{count} answer(s) {period} are to questions this bank doesn't hold: are the team's question files loaded (`--questions`, ZEROQUIZ_QUESTIONS)?",
     "insights_missed": "Most missed",
     "insights_missed_none": "No question was missed often enough to list yet.",
     "insights_missed_line": "`{id}` ({topic}): {right}% right of {answered}. Most chosen wrong: {option} ({share}% of all answers). {shows}",

@@ -276,6 +276,7 @@ MESSAGES: dict[str, str] = {
     "insights_legend_month": "Persentase jawaban benar (setiap █ = 10%), jumlah jawaban, dan perubahannya (poin persen) dibanding bulan lalu.",
     "insights_legend_all": "Persentase jawaban benar (setiap █ = 10%) dan jumlah jawaban, sepanjang waktu.",
     "insights_empty": "Belum ada jawaban untuk {period}.",
+    "insights_unloaded": "{count} jawaban {period} adalah untuk soal yang tidak ada di bank ini: apakah berkas soal tim sudah dimuat (`--questions`, ZEROQUIZ_QUESTIONS)?",
     "insights_missed": "Paling sering salah",
     "insights_missed_none": "Belum ada soal yang cukup sering salah untuk ditampilkan.",
     "insights_missed_line": "`{id}` ({topic}): {right}% benar dari {answered}. Jawaban salah terbanyak: {option} ({share}% dari semua jawaban). {shows}",
