@@ -35,6 +35,7 @@ _COMMON_WORDS = """
 """
 COMMON = frozenset(_COMMON_WORDS.split())
 WORD = re.compile(r"[a-z0-9_]+(?:[.\-][a-z0-9_]+)*")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")  # 20, 31.4: not fp16's 16
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,15 @@ def ratios(q: Question, lang: Lang = "en") -> list[float]:
 
 
 def echoed_words(q: Question) -> list[str]:
-    """Distinctive words of the prompt that the key repeats and no other option does."""
+    """Distinctive words of the prompt that the key repeats and no other option does, and a
+    number of the prompt that only the key gives (a prompt that states its own answer)."""
     key = q.options[q.answer].en.lower()
     others = [o.en.lower() for i, o in enumerate(q.options) if i != q.answer]
-    found = []
+    found = [
+        n
+        for n in dict.fromkeys(NUMBER.findall(q.prompt.en))
+        if n in NUMBER.findall(key) and not any(n in NUMBER.findall(o) for o in others)
+    ]
     for word in dict.fromkeys(WORD.findall(q.prompt.en.lower())):
         if len(word) < 3 or word in COMMON or word.isdigit():
             continue
