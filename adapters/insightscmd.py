@@ -8,11 +8,8 @@ import argparse
 import sys
 from dataclasses import replace
 
-from adapters.errors import ConfigError
-from adapters.exitcodes import EX_USAGE
 from adapters.insight_text import insights_text
 from adapters.resultscmd import add_team_arguments, open_store, team_bank
-from bot.bank import BankError
 from bot.clock import SystemClock
 from bot.i18n import t
 from bot.insights import Insights
@@ -39,14 +36,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 async def cmd_insights(args: argparse.Namespace) -> int:
-    try:
-        bank = team_bank(args)
-    except ConfigError as exc:
-        print(f"zeroquiz: {exc}", file=sys.stderr)
-        return EX_USAGE
-    except BankError as exc:
-        print(exc, file=sys.stderr)
-        return 1
+    bank = team_bank(args)
+    if isinstance(bank, int):
+        return bank
     if args.topic is not None and args.topic.lower() not in topics(bank):
         listed = ", ".join(topics(bank))
         print(f"zeroquiz: there is no topic {args.topic!r}; topics: {listed}", file=sys.stderr)

@@ -48,11 +48,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     results.add_argument("--format", choices=FORMATS, default="csv", help="default: csv")
 
 
-def team_bank(args: argparse.Namespace) -> Bank:
-    """The bank serve would load from these flags and the environment; BankError, ConfigError."""
+def team_bank(args: argparse.Namespace) -> Bank | int:
+    """The bank serve would load from these flags and the environment; or, said on stderr,
+    the exit code of a wrong setting (2) or of problems in the files (1)."""
     from adapters.questions import serve_bank
 
-    return serve_bank(args.questions, args.no_bundled, os.environ)
+    try:
+        return serve_bank(args.questions, args.no_bundled, os.environ)
+    except ConfigError as exc:
+        print(f"zeroquiz: {exc}", file=sys.stderr)
+        return EX_USAGE
+    except BankError as exc:
+        print(exc, file=sys.stderr)
+        return 1
 
 
 async def open_store(args: argparse.Namespace) -> Store | int:
@@ -69,14 +77,9 @@ async def open_store(args: argparse.Namespace) -> Store | int:
 
 
 async def cmd_results(args: argparse.Namespace) -> int:
-    try:
-        bank = team_bank(args)
-    except ConfigError as exc:
-        print(f"zeroquiz: {exc}", file=sys.stderr)
-        return EX_USAGE
-    except BankError as exc:
-        print(exc, file=sys.stderr)
-        return 1
+    bank = team_bank(args)
+    if isinstance(bank, int):
+        return bank
     store = await open_store(args)
     if isinstance(store, int):
         return store

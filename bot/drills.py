@@ -11,14 +11,13 @@ many it asked, so no state lives in memory and a click after a restart goes on.
 
 from __future__ import annotations
 
-from bot import review
 from bot.clock import Clock
 from bot.i18n import t
 from bot.library import Library
 from bot.model import Lang, Question, UserRef
 from bot.periods import to_ms
-from bot.reviewing import Click, card_view, decode, result_view
-from bot.storage import CardState, Store
+from bot.reviewing import Click, card_view, decode, reschedule, result_view
+from bot.storage import Store
 from bot.topics import Filter
 from bot.views import NoticeView, ReviewResult, ReviewView
 
@@ -53,16 +52,10 @@ class Drills:
 
     async def _answer(self, user: UserRef, click: Click) -> ReviewResult | NoticeView:
         lang = click.lang
-        question = await self._library.get(click.question_id)
-        if question is None or not 0 <= click.option < len(question.options):
-            return NoticeView(lang, t(lang, "button_invalid"), ok=False)
-        correct = click.option == question.answer
-        now = self._clock.now()
-
-        def rule(state: str) -> CardState:
-            return review.next_card(state, correct, now)
-
-        rescheduled = await self._store.cards.review(user, question.id, click.stamp, rule)
+        done = await reschedule(self._store, self._library, self._clock, user, click, early=True)
+        if isinstance(done, NoticeView):
+            return done
+        question, rescheduled = done
         ahead = await self._ahead(user, click)
         left = len(await self._missed(user, click.flt))
         footer = t(lang, "drill_ahead", count=ahead) if ahead else t(lang, "drill_done", left=left)

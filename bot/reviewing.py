@@ -147,18 +147,10 @@ class Reviews:
 
     async def answer(self, user: UserRef, click: Click) -> ReviewResult | NoticeView:
         lang = click.lang
-        question = await self._library.get(click.question_id)
-        if question is None or not 0 <= click.option < len(question.options):
-            return NoticeView(lang, t(lang, "button_invalid"), ok=False)
-        correct = click.option == question.answer
-        now = self._clock.now()
-
-        def rule(state: str) -> CardState:
-            return review.next_card(state, correct, now)
-
-        rescheduled = to_ms(now) >= click.stamp and await self._store.cards.review(
-            user, question.id, click.stamp, rule
-        )
+        done = await reschedule(self._store, self._library, self._clock, user, click, early=False)
+        if isinstance(done, NoticeView):
+            return done
+        question, rescheduled = done
         due, upcoming = await self._due(user, click.flt)
         footer = t(lang, "review_left" if due else "review_done", count=len(due))
         next_due = None if due else upcoming
@@ -185,6 +177,26 @@ class Reviews:
     def _nothing(self, lang: Lang, upcoming: datetime | None) -> NoticeView:
         """Nothing (more) due; the adapter writes `next_due` in the reader's own zone."""
         return NoticeView(lang, t(lang, "review_none"), next_due=upcoming)
+
+
+async def reschedule(
+    store: Store, library: Library, clock: Clock, user: UserRef, click: Click, *, early: bool
+) -> tuple[Question, bool] | NoticeView:
+    """The clicked card's question and whether this click rescheduled it (only while the card
+    still has the due time it was shown with: a second click changes nothing); a notice for a
+    button that names no question. `early`: a drill reviews a card before it is due."""
+    question = await library.get(click.question_id)
+    if question is None or not 0 <= click.option < len(question.options):
+        return NoticeView(click.lang, t(click.lang, "button_invalid"), ok=False)
+    correct = click.option == question.answer
+    now = clock.now()
+
+    def rule(state: str) -> CardState:
+        return review.next_card(state, correct, now)
+
+    if not early and to_ms(now) < click.stamp:
+        return question, False
+    return question, await store.cards.review(user, question.id, click.stamp, rule)
 
 
 def card_view(
