@@ -31,6 +31,7 @@ from slack_sdk.signature import SignatureVerifier
 from adapters.runtime import Runtime
 from adapters.slack.config import SlackConfig, load_config
 from adapters.slack.surface import BOT_SCOPES, SlackSurface
+from adapters.slack.web import TIMEOUT_SECONDS
 from bot.bank import Bank
 from bot.clock import FakeClock
 
@@ -645,6 +646,7 @@ async def open_harness(
     *,
     socket: bool = False,
     admins: frozenset[str] = frozenset(),
+    api_timeout: float | None = None,
 ) -> SlackHarness:
     env = {
         "SLACK_BOT_TOKEN": BOT_TOKEN,
@@ -654,7 +656,7 @@ async def open_harness(
     }
     config = load_config(env)
     assert config is not None
-    return await _serve(fake, config, db_path, clock, bank, socket=socket)
+    return await _serve(fake, config, db_path, clock, bank, socket=socket, api_timeout=api_timeout)
 
 
 async def _serve(
@@ -665,9 +667,13 @@ async def _serve(
     bank: Bank,
     *,
     socket: bool,
+    api_timeout: float | None = None,
 ) -> SlackHarness:
     runtime = await Runtime.open(db_path, bank, clock, random.Random(11))
-    surface = SlackSurface(config, runtime, host="127.0.0.1", port=0, backoff=QUICK_RETRIES)
+    surface = SlackSurface(
+        config, runtime, host="127.0.0.1", port=0, backoff=QUICK_RETRIES,
+        api_timeout=api_timeout if api_timeout is not None else TIMEOUT_SECONDS,
+    )  # fmt: skip
     runtime.start()
     # As in `zeroquiz serve` against the real Slack: the scheduler's first pass ends before the
     # surface is up, so the surface itself must get Slack's overdue rounds handled.

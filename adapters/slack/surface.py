@@ -41,7 +41,7 @@ from adapters.slack.inbound import ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
-from adapters.slack.web import build_client, error_code
+from adapters.slack.web import TIMEOUT_SECONDS, build_client, error_code
 
 if TYPE_CHECKING:  # multi-workspace mode only: cryptography is loaded when it is on
     from adapters.slack.installs import StoreInstallations, TeamTokens
@@ -96,8 +96,12 @@ class SlackSurface:
         port: int,
         backoff: RetryIntervalCalculator = default_interval_calculator,
         limits: HttpLimits | None = None,
+        api_timeout: float = TIMEOUT_SECONDS,
     ) -> None:
         self.config = config
+        # slack_sdk puts its timeout only on a session it makes itself; ours carries it, so a
+        # Slack call that never answers ends (and is retried later) instead of waiting 300 s.
+        self.api_timeout = api_timeout
         self.limits = limits or HttpLimits()  # HTTP mode's timeouts and connection cap
         self.backoff = backoff  # between slack_sdk's retries (tests shorten the real waits)
         self.runtime = runtime
@@ -122,7 +126,7 @@ class SlackSurface:
             raise
 
     async def _start(self) -> None:
-        self._session = aiohttp.ClientSession()
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.api_timeout))
         client = build_client(
             self.config.bot_token or None, self.config.api_url, self._session, backoff=self.backoff
         )
