@@ -56,16 +56,17 @@ class Drills:
         if isinstance(done, NoticeView):
             return done
         question, rescheduled = done
-        ahead = await self._ahead(user, click)
-        left = len(await self._missed(user, click.flt))
+        missed = await self._missed(user, click.flt)  # one read for both counts
+        ahead = min(len(_older(missed, click)), max(DRILL_MAX - click.count, 0))
+        left = len(missed)
         footer = t(lang, "drill_ahead", count=ahead) if ahead else t(lang, "drill_done", left=left)
         return result_view(user, question, click, rescheduled, ahead, footer)
 
     async def _next(self, user: UserRef, click: Click) -> ReviewView | NoticeView:
-        older = await self._older(user, click)
+        missed = await self._missed(user, click.flt)
+        older = _older(missed, click)
         if not older or click.count >= DRILL_MAX:
-            left = len(await self._missed(user, click.flt))
-            return NoticeView(click.lang, t(click.lang, "drill_done", left=left))
+            return NoticeView(click.lang, t(click.lang, "drill_done", left=len(missed)))
         total = click.count + min(len(older), DRILL_MAX - click.count)
         return self._show(user, older[0], click.count + 1, total, click.flt, click.lang)
 
@@ -76,16 +77,6 @@ class Drills:
         line = t(lang, "drill_line", n=n, total=total)
         return card_view(user, question, stamp, total, flt, lang, drill=(at, n, line))
 
-    async def _ahead(self, user: UserRef, click: Click) -> int:
-        """How many more this drill will ask after the question just answered."""
-        return min(len(await self._older(user, click)), max(DRILL_MAX - click.count, 0))
-
-    async def _older(self, user: UserRef, click: Click) -> list[Missed]:
-        """Those after the one shown in the drill's order (missed earlier; at the same instant,
-        a later id)."""
-        shown = (-click.cursor, click.question_id)
-        return [m for m in await self._missed(user, click.flt) if (-m[1], m[0].id) > shown]
-
     async def _missed(self, user: UserRef, flt: Filter) -> list[Missed]:
         """The person's missed questions that match the filter, most recently missed first."""
         found: list[Missed] = []
@@ -94,3 +85,10 @@ class Drills:
             if question is not None and flt.matches(question):
                 found.append((question, to_ms(missed_at), to_ms(due_at)))
         return found
+
+
+def _older(missed: list[Missed], click: Click) -> list[Missed]:
+    """Those after the one shown in the drill's order (missed earlier; at the same instant, a
+    later id)."""
+    shown = (-click.cursor, click.question_id)
+    return [m for m in missed if (-m[1], m[0].id) > shown]

@@ -95,15 +95,20 @@ def daily_words(
 Binder = Callable[[app_commands.Group, Runner, Topics], None]
 
 
-def _question(group: app_commands.Group, run: Runner, names: Topics) -> None:
-    @group.command(name="question", description=text("discord_cmd_question"))
-    @app_commands.describe(topic=text("discord_opt_topic"), level=text("discord_opt_level"))
-    @app_commands.autocomplete(topic=topic_completer(names))
-    @app_commands.choices(level=LEVEL_CHOICES)
-    async def question(
-        interaction: discord.Interaction, topic: str | None = None, level: str | None = None
-    ) -> None:
-        await run(interaction, Command("question", filter_words(topic, level)))
+def _filtered(name: str) -> Binder:
+    """A command whose words are a topic and a level (`question`, `review`, `drill`)."""
+
+    def bind(group: app_commands.Group, run: Runner, names: Topics) -> None:
+        @group.command(name=name, description=text(f"discord_cmd_{name}"))
+        @app_commands.describe(topic=text("discord_opt_topic"), level=text("discord_opt_level"))
+        @app_commands.autocomplete(topic=topic_completer(names))
+        @app_commands.choices(level=LEVEL_CHOICES)
+        async def filtered(
+            interaction: discord.Interaction, topic: str | None = None, level: str | None = None
+        ) -> None:
+            await run(interaction, Command(name, filter_words(topic, level)))
+
+    return bind
 
 
 def _start(group: app_commands.Group, run: Runner, names: Topics) -> None:
@@ -123,28 +128,6 @@ def _start(group: app_commands.Group, run: Runner, names: Topics) -> None:
     ) -> None:
         words = (str(count), *filter_words(topic, level))
         await run(interaction, Command("start", words))
-
-
-def _review(group: app_commands.Group, run: Runner, names: Topics) -> None:
-    @group.command(name="review", description=text("discord_cmd_review"))
-    @app_commands.describe(topic=text("discord_opt_topic"), level=text("discord_opt_level"))
-    @app_commands.autocomplete(topic=topic_completer(names))
-    @app_commands.choices(level=LEVEL_CHOICES)
-    async def review(
-        interaction: discord.Interaction, topic: str | None = None, level: str | None = None
-    ) -> None:
-        await run(interaction, Command("review", filter_words(topic, level)))
-
-
-def _drill(group: app_commands.Group, run: Runner, names: Topics) -> None:
-    @group.command(name="drill", description=text("discord_cmd_drill"))
-    @app_commands.describe(topic=text("discord_opt_topic"), level=text("discord_opt_level"))
-    @app_commands.autocomplete(topic=topic_completer(names))
-    @app_commands.choices(level=LEVEL_CHOICES)
-    async def drill(
-        interaction: discord.Interaction, topic: str | None = None, level: str | None = None
-    ) -> None:
-        await run(interaction, Command("drill", filter_words(topic, level)))
 
 
 def _leaderboard(group: app_commands.Group, run: Runner, names: Topics) -> None:
@@ -313,11 +296,11 @@ def _questions(group: app_commands.Group, run: Runner, names: Topics) -> None:
 # How each registry command that takes words gets them on Discord: typed options. A command
 # without words (no `usage` in the registry: stop, stats, close, help) needs no entry here.
 BINDERS: dict[str, Binder] = {
-    "question": _question,
+    "question": _filtered("question"),
     "start": _start,
     "leaderboard": _leaderboard,
-    "review": _review,
-    "drill": _drill,
+    "review": _filtered("review"),
+    "drill": _filtered("drill"),
     "lang": _lang,
     "daily": _daily,
     "window": _window,
