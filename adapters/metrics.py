@@ -16,9 +16,17 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot import reviewing
-from bot.model import ChannelRef
+from bot.model import ChannelRef, UserRef
 from bot.ports import ChatPort, Refused, Unavailable
-from bot.views import Feedback, NoticeView, QuestionView, RevealView, ReviewResult, ReviewView
+from bot.views import (
+    Feedback,
+    NoticeView,
+    QuestionView,
+    ReminderView,
+    RevealView,
+    ReviewResult,
+    ReviewView,
+)
 
 if TYPE_CHECKING:
     from adapters.prom import Live
@@ -214,6 +222,14 @@ class MeteredPort:
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         await self._count("post", self.inner.post_notice(channel, view))
+
+    async def send_direct(
+        self, user: UserRef, view: ReminderView, *, dedupe_key: str, tried_since: datetime | None
+    ) -> str | None:
+        return await self._count(
+            "direct",
+            self.inner.send_direct(user, view, dedupe_key=dedupe_key, tried_since=tried_since),
+        )
 
 
 def cause_chain(exc: BaseException) -> list[BaseException]:

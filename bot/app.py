@@ -26,6 +26,7 @@ from bot.insights import Insights
 from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.quiz import Quiz
+from bot.reminders import Reminders
 from bot.reports import Reports
 from bot.results import Results
 from bot.reveals import Reveals
@@ -87,15 +88,18 @@ def build_core(
         if daily
         else None
     )
+    reviews = Reviews(store, library, clock)
+    reminders = Reminders(store, clock, delivery, reviews, limiter, grace=grace)
     quiz = Quiz(
-        store, bank, clock, delivery, rounds, runs, reveals, Reviews(store, library, clock),
+        store, bank, clock, delivery, rounds, runs, reveals, reviews,
         Controls(store, clock, default_window=default_window), TeamPacks(store, library, clock),
         library=library, daily=schedules, insights=Insights(store, bank, clock),
         results=Results(store, library, clock), drills=Drills(store, library, clock),
-        reports=Reports(store, library, clock),
+        reports=Reports(store, library, clock), reminders=reminders,
         limiter=limiter,
     )  # fmt: skip
-    sources = (quiz, schedules) if schedules is not None else (quiz,)
+    # Daily questions and review reminders are sent where chat platforms are served.
+    sources = (quiz, schedules, reminders) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)
     quiz.on_change(scheduler.wake)
     tally = None

@@ -244,6 +244,11 @@ async def _drill(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     return await quiz.start_drill(ctx.user, flt, lang)
 
 
+async def _remind(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
+    """`remind [HH:MM Zone [days]|off]`: the person's review reminder (bot/reminders.py)."""
+    return await quiz.remind_command(ctx.user, command.args, lang)
+
+
 async def _close(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     return await quiz.close_latest(ctx.channel)
 
@@ -340,6 +345,7 @@ REGISTRY: tuple[Spec, ...] = (
     Spec("stats", _stats),
     Spec("review", _review, usage="[topic] [easy|medium|hard]"),
     Spec("drill", _drill, usage="[topic] [easy|medium|hard]"),
+    Spec("remind", _remind, usage="[08:30 Asia/Jakarta [mon-fri]|off]"),
     Spec("close", _close, admin=True, posts=True, audit=_words),
     Spec("lang", _lang, usage="en|id", admin=True, audit=_words),
     Spec(

@@ -19,14 +19,14 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from bot.clock import Clock
-from bot.model import ChannelRef
+from bot.model import ChannelRef, UserRef
 from bot.ports import ChatPort, DeliveryError, Unavailable
 from bot.storage import RoundRecord
-from bot.views import NoticeView, QuestionView, RevealView
+from bot.views import NoticeView, QuestionView, ReminderView, RevealView
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["post", "reveal", "update", "stray", "notice"]
+Kind = Literal["post", "reveal", "update", "stray", "notice", "direct"]
 Outcome = Literal["posted", "refused", "later", "unserved", "given up"]
 
 
@@ -50,6 +50,7 @@ class Retry:
 POST_RETRY = Retry(timedelta(seconds=15), cap=timedelta(minutes=5))
 REVEAL_RETRY = Retry(timedelta(seconds=30), attempts=6, refusals=True)
 RETRIES: dict[Kind, Retry] = {"post": POST_RETRY, "reveal": REVEAL_RETRY}
+_WHAT: dict[Kind, str] = {"notice": "run", "direct": "reminder"}  # what `key` numbers, in logs
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,25 @@ class Delivery:
             lambda port: port.post_notice(channel, view),
         )  # fmt: skip
 
+    async def send_direct(
+        self,
+        user: UserRef,
+        view: ReminderView,
+        *,
+        about: int,
+        dedupe_key: str,
+        tried_since: datetime | None = None,
+    ) -> Posted:
+        """A review reminder (`about` is its reminder): not in the retry ledger, its day's claim
+        is (bot/reminders.py)."""
+        where = ChannelRef(user.platform, user.team, f"direct:{user.user}")
+        return await self._send(
+            "direct", about, user.platform, where,
+            lambda port: port.send_direct(
+                user, view, dedupe_key=dedupe_key, tried_since=tried_since
+            ),
+        )  # fmt: skip
+
     async def _send(
         self,
         kind: Kind,
@@ -152,7 +172,7 @@ class Delivery:
             log.log(
                 logging.ERROR if unmapped else logging.WARNING,
                 "%s of %s %s to %s failed (%s: %s); %s",
-                kind, "run" if kind == "notice" else "round", key, channel.channel,
+                kind, _WHAT.get(kind, "round"), key, channel.channel,
                 "refused" if refused else "passing", reason, then,
                 exc_info=unmapped,
             )  # fmt: skip

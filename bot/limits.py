@@ -29,16 +29,21 @@ from bot.views import NoticeView
 CHANNEL_QUESTIONS = "channel_open_questions"
 TEAM_ROUNDS = "team_open_rounds"
 TEAM_SCHEDULES = "team_daily_schedules"
+TEAM_REMINDERS = "team_reminders"
 PERSON_RATE = "person_commands"
 TEAM_RATE = "team_commands"
 CHANNEL_RUNS = "channel_runs"  # one run per channel: fixed (the runs table holds one), counted
-NAMES = (CHANNEL_QUESTIONS, TEAM_ROUNDS, TEAM_SCHEDULES, PERSON_RATE, TEAM_RATE, CHANNEL_RUNS)
+NAMES = (
+    CHANNEL_QUESTIONS, TEAM_ROUNDS, TEAM_SCHEDULES, TEAM_REMINDERS, PERSON_RATE, TEAM_RATE,
+    CHANNEL_RUNS,
+)  # fmt: skip
 MAX_KEYS = 50_000  # buckets kept per kind; the least recently used full one goes first
 # Each limit's variable, spelt out (docs/operations.md lists them; a test holds the two alike).
 VARIABLES = {
     "channel_open_questions": "ZEROQUIZ_LIMIT_CHANNEL_OPEN_QUESTIONS",
     "team_open_rounds": "ZEROQUIZ_LIMIT_TEAM_OPEN_ROUNDS",
     "team_daily_schedules": "ZEROQUIZ_LIMIT_TEAM_DAILY_SCHEDULES",
+    "team_reminders": "ZEROQUIZ_LIMIT_TEAM_REMINDERS",
     "person_burst": "ZEROQUIZ_LIMIT_PERSON_BURST",
     "person_per_minute": "ZEROQUIZ_LIMIT_PERSON_PER_MINUTE",
     "team_burst": "ZEROQUIZ_LIMIT_TEAM_BURST",
@@ -58,6 +63,7 @@ class Limits:
     channel_open_questions: int = 1
     team_open_rounds: int = 25
     team_daily_schedules: int = 25
+    team_reminders: int = 500  # people with a review reminder (a direct message a day each)
     person_burst: int = 10
     person_per_minute: float = 10.0
     team_burst: int = 60
@@ -201,6 +207,13 @@ class Limiter:
         most = self.limits.team_daily_schedules
         if most and in_team >= most:
             return self.refused(Refusal(TEAM_SCHEDULES, "limit_daily_schedules", {"limit": most}))
+        return None
+
+    def add_reminder(self, in_team: int) -> Refusal | None:
+        """Whether a team with `in_team` active review reminders may add another."""
+        most = self.limits.team_reminders
+        if most and in_team >= most:
+            return self.refused(Refusal(TEAM_REMINDERS, "limit_team_reminders", {"limit": most}))
         return None
 
     def refused(self, refusal: Refusal) -> Refusal:

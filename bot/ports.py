@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from bot.model import ChannelRef
-from bot.views import NoticeView, QuestionView, RevealView
+from bot.model import ChannelRef, UserRef
+from bot.views import NoticeView, QuestionView, ReminderView, RevealView
 
 
 class DeliveryError(Exception):
@@ -84,3 +84,11 @@ class ChatPort(Protocol):
         ...
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None: ...
+
+    async def send_direct(
+        self, user: UserRef, view: ReminderView, *, dedupe_key: str, tried_since: datetime | None
+    ) -> str | None:
+        """A direct message to one person (a review reminder); the keys as for `post_question`:
+        every try of one day's reminder carries the same `dedupe_key`, and `tried_since` says an
+        earlier try may have reached the platform."""
+        ...

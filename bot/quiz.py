@@ -24,6 +24,7 @@ from bot.library import Library
 from bot.limits import Limiter, Limits
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.ports import ChatPort
+from bot.reminders import Reminders
 from bot.reports import Reports
 from bot.results import ResultPeriod, Results, insights_notice
 from bot.reveals import Reveals
@@ -75,6 +76,7 @@ class Quiz:
         results: Results | None = None,
         drills: Drills | None = None,
         reports: Reports | None = None,
+        reminders: Reminders | None = None,
         limiter: Limiter | None = None,
     ) -> None:
         """Built by bot/app.py; `daily` only where chat platforms are served (not the terminal);
@@ -96,6 +98,8 @@ class Quiz:
         self._insights = insights or Insights(store, bank, clock)  # what the answers show
         self.results = results or Results(store, library, clock)  # a teacher's records
         self.limiter = limiter or Limiter(Limits.none(), clock)
+        # Review reminders (bot/reminders.py): the commands call the service itself.
+        self.reminders = reminders or Reminders(store, clock, delivery, reviews, self.limiter)
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_port(self, port: ChatPort) -> None:
@@ -276,6 +280,10 @@ class Quiz:
         """The person's missed questions, privately, one at a time (bot/drills.py)."""
         return await self.drills.start(user, flt, lang)
 
+    async def remind_command(self, user: UserRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
+        """`remind …`: the person's review reminder (bot/reminders.py)."""
+        return await self.reminders.command(user, words, lang)
+
     async def daily_command(
         self, channel: ChannelRef, words: tuple[str, ...], lang: Lang
     ) -> NoticeView:
@@ -378,6 +386,7 @@ class Quiz:
         still add up, shown by platform user ID. Returns (names cleared, schedules stopped)."""
         names = await self.store.teams.forget_names(team)
         stopped = await self.store.daily.deactivate_team(team.platform, team.team, self.now())
+        await self.reminders.stop_team(team)
         self.rounds.notify_changed()  # a sleeping scheduler re-plans without those schedules
         return names, stopped
 

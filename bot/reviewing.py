@@ -26,7 +26,9 @@ from bot.storage import CardState, Store
 from bot.topics import NO_FILTER, Filter, parse_level
 from bot.views import NoticeView, ReviewButton, ReviewResult, ReviewView
 
-TOKEN_MAX = 96  # leaves room for an adapter's prefix inside Discord's 100-character custom_id
+# Leaves room inside Discord's 100-character custom_id for an adapter's prefix, and in a direct
+# message (a reminder's review) for the server's id too (adapters/discord/render.py).
+TOKEN_MAX = 79
 _SEP = "|"
 
 
@@ -125,6 +127,11 @@ class Reviews:
             return self._nothing(lang, upcoming)
         question, stamp = due[0]
         return card_view(user, question, stamp, len(due), flt, lang)
+
+    async def due_count(self, user: UserRef) -> int:
+        """How many of the person's cards of bank questions are due now (a reminder's N)."""
+        due, _ = await self._due(user, NO_FILTER)
+        return len(due)
 
     def review_now(self, lang: Lang) -> ReviewButton:
         """The Home tab's "Review now": the first due card, of any topic."""

@@ -221,6 +221,19 @@ class ReviewButton:
 
 
 @dataclass(frozen=True)
+class ReminderView:
+    """A review reminder's direct message (bot/reminders.py): how many cards are due in which
+    team, and a button that starts the person's review there, privately."""
+
+    lang: Lang
+    team: str  # the platform's team id: the review the button starts is this team's
+    title: str
+    text: str
+    due: int
+    button: ReviewButton
+
+
+@dataclass(frozen=True)
 class ReviewView:
     """One due card of a person's private review, to answer with its letter buttons."""
 

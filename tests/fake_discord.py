@@ -168,6 +168,7 @@ class FakeDiscord:
     sent_at: dict[str, float] = field(default_factory=dict)  # interaction token -> event sent
     answered_at: dict[str, float] = field(default_factory=dict)  # -> first callback arrived
     url: str = ""
+    dms: dict[str, str] = field(default_factory=dict)  # DM channel id -> its recipient's user id
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
@@ -417,6 +418,28 @@ class FakeDiscord:
         if nonce is not None:
             self._nonces[nonce] = int(message["id"])
         return await self._cut("post", request, self._json(message))
+
+    async def open_dm(self, request: web.Request) -> web.Response:
+        """POST /users/@me/channels: the bot's direct-message channel with one user (the same
+        channel every time, as Discord gives it); `dms` maps its id to the user's."""
+        body = await self._read(request)
+        if (bad := self._check(request, body, "/users/@me/channels", "post")) is not None:
+            return bad
+        recipient = str(body["recipient_id"])
+        found = next((c for c, u in self.dms.items() if u == recipient), None)
+        channel = found or str(self.snowflake())
+        self.dms[channel] = recipient
+        person = {**user(0), "id": recipient, "username": f"u{recipient}"}
+        return self._json(
+            {"id": channel, "type": 1, "recipients": [person], "last_message_id": None}
+        )
+
+    def direct_messages(self, recipient: str) -> list[Json]:
+        """Messages the bot posted in its DM channel with `recipient`, oldest first."""
+        return [
+            self.messages[mid] for mid in self.posted
+            if self.dms.get(str(self.messages[mid]["channel_id"])) == recipient
+        ]  # fmt: skip
 
     async def edit_message(self, request: web.Request) -> web.Response:
         body = await self._read(request)
@@ -937,6 +960,7 @@ class FakeDiscord:
             f"{api}/applications/{{app}}/guilds/{{guild}}/commands", self.put_commands
         )
         app.router.add_post(f"{api}/channels/{{channel}}/messages", self.create_message)
+        app.router.add_post(f"{api}/users/@me/channels", self.open_dm)
         app.router.add_patch(f"{api}/channels/{{channel}}/messages/{{message}}", self.edit_message)
         # A token is whatever the interaction carried: discord.py quotes a "/" in it as %2F,
         # which the router decodes, so a token route takes any characters, "/" too.

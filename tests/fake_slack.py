@@ -249,6 +249,11 @@ class FakeSlack:
             return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": args}
         if method == "conversations.history":
             return self._history(args)
+        if method == "conversations.open":  # a direct message with one person: D + their id
+            person = str(args.get("users") or "")
+            if "," in person or person not in self.users:
+                return {"ok": False, "error": "user_not_found"}
+            return {"ok": True, "channel": {"id": f"D{person}"}}
         return {"ok": False, "error": "unknown_method"}
 
     def _new_ts(self) -> str:

@@ -16,7 +16,7 @@ from bot.bank.templates import Template
 from bot.model import ChannelRef, Lang, Question, UserRef
 from bot.periods import from_ms
 from bot.storage import RoundKind, RoundRecord
-from bot.views import NoticeView, QuestionView, RevealView
+from bot.views import NoticeView, QuestionView, ReminderView, RevealView
 
 
 def player(n: int | str) -> UserRef:
@@ -41,6 +41,8 @@ class RecordingPort:
     updates: list[tuple[str, QuestionView]] = field(default_factory=list)
     reveals: list[tuple[str | None, RevealView]] = field(default_factory=list)
     notices: list[tuple[ChannelRef, NoticeView]] = field(default_factory=list)
+    directs: list[tuple[UserRef, ReminderView, str]] = field(default_factory=list)
+    direct_tried: list[datetime | None] = field(default_factory=list)  # per direct message
     fail_reveals: int = 0
     fail_posts: list[Exception] = field(default_factory=list)  # raised by the next posts
     # By method name ("update_question"...): raised by its next calls, before doing anything.
@@ -86,6 +88,14 @@ class RecordingPort:
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         self._fail("post_notice")
         self.notices.append((channel, view))
+
+    async def send_direct(
+        self, user: UserRef, view: ReminderView, *, dedupe_key: str, tried_since: datetime | None
+    ) -> str | None:
+        self._fail("send_direct")
+        self.directs.append((user, view, dedupe_key))
+        self.direct_tried.append(tried_since)
+        return dedupe_key
 
 
 def round_row(

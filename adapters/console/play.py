@@ -35,7 +35,7 @@ async def play(
     1 when the registry refused the run (it says why: unknown topic, no match, count)."""
     port = ConsolePort()
     quiz.add_port(port)
-    term = Terminal(quiz, player, read_line, out, echo=echo, err=err)
+    term = Terminal(quiz, player, read_line, out, echo=echo, err=err, port=port)
     await quiz.set_channel_lang(TERMINAL, lang)  # the session's, not an admin action to log
     await quiz.end_runs(TERMINAL)  # a previous session cut off mid-run
     if len(quiz.bank) == 0:

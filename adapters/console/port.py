@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import deque
 from datetime import datetime, timedelta
 
-from bot.model import ChannelRef
-from bot.views import NoticeView, QuestionView, RevealView
+from bot.model import ChannelRef, UserRef
+from bot.views import NoticeView, QuestionView, ReminderView, RevealView
 
 PLATFORM = "console"
 
@@ -19,6 +19,7 @@ class ConsolePort:
         self.questions: deque[QuestionView] = deque()
         self.reveals: list[RevealView] = []
         self.notices: list[NoticeView] = []
+        self.reminders: deque[ReminderView] = deque()  # shown at the next prompt
 
     async def post_question(
         self,
@@ -42,3 +43,10 @@ class ConsolePort:
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         self.notices.append(view)
+
+    async def send_direct(
+        self, user: UserRef, view: ReminderView, *, dedupe_key: str, tried_since: datetime | None
+    ) -> str | None:
+        """The terminal's direct message is a line at the next prompt."""
+        self.reminders.append(view)
+        return dedupe_key

@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import TextIO, TypeVar
 
 from adapters.console import render
-from adapters.console.port import PLATFORM
+from adapters.console.port import PLATFORM, ConsolePort
 from bot.commands import Command, Context, Reply, dispatch, parse_text
 from bot.i18n import t
 from bot.model import LETTERS, ChannelRef, Lang, TeamRef, UserRef
@@ -78,8 +78,13 @@ class Terminal:
         *,
         echo: bool = False,
         err: TextIO | None = None,
+        port: ConsolePort | None = None,
     ) -> None:
         self.quiz = quiz
+        if port is None:  # the terminal's own port: the review's reminders come through it
+            port = ConsolePort()
+            quiz.add_port(port)
+        self.port = port
         self.user = UserRef(PLATFORM, TERMINAL_TEAM.team, player, player)
         self.ctx = Context(TERMINAL, self.user, _owner)
         self._read_line = read_line
@@ -119,6 +124,14 @@ class Terminal:
             raise TypeError(f"/zeroquiz {name} replied {type(reply).__name__}")
         return reply
 
+    async def remind(self) -> None:
+        """The person's review reminder, when its time has come and cards are due: at the
+        terminal its direct message is a line before the next prompt."""
+        await self.quiz.reminders.process_due(only=self.user)
+        while self.port.reminders:
+            view = self.port.reminders.popleft()
+            self.say(t(view.lang, "remind_terminal", count=view.due))
+
     def say(self, text: str = "", *, end: str = "\n") -> None:
         print(text, end=end, file=self._out, flush=True)
 
@@ -134,6 +147,7 @@ class Terminal:
         `/zeroquiz` command, answered as chat answers it, and the letter is asked again."""
         letters = LETTERS[:options]
         while True:
+            await self.remind()
             self.say(t(lang, prompt, letters="/".join(letters)), end="")
             line = await self._read_line()
             if line is None:

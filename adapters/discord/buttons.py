@@ -16,15 +16,18 @@ from typing import Any, Protocol, cast
 import discord
 
 from adapters.discord.render import (
+    DIRECT_ID,
+    REVIEW_PREFIX,
     REVIEW_TEMPLATE,
     TEMPLATE,
     answer_choice,
+    direct_custom_id,
     question_button_specs,
     review_button_specs,
     review_token,
 )
 from adapters.discord.reporting import report_button
-from bot.views import NoticeView, QuestionView, ReviewResult, ReviewView
+from bot.views import NoticeView, QuestionView, ReminderView, ReviewResult, ReviewView
 
 
 class ClickHandler(Protocol):
@@ -44,12 +47,21 @@ class ClickHandler(Protocol):
         """Tell the person, ephemerally, that the button is no longer valid."""
         ...
 
-    async def on_review(self, interaction: discord.Interaction, token: str) -> None:
-        """A button of the private review: the next step replaces that ephemeral message."""
+    async def on_review(
+        self, interaction: discord.Interaction, token: str, *, guild: str | None = None
+    ) -> None:
+        """A button of the private review: the next step replaces that ephemeral message.
+        `guild`: the server whose review it is, for a click in a direct message."""
         ...
 
-    async def on_report(self, interaction: discord.Interaction, custom_id: str) -> None:
+    async def on_report(
+        self, interaction: discord.Interaction, custom_id: str, *, guild: str | None = None
+    ) -> None:
         """The Report control under a verdict: opens the report's modal."""
+        ...
+
+    async def on_direct(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """A review's button in a direct message: its custom_id names the server."""
         ...
 
 
@@ -112,14 +124,50 @@ class ReviewButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REVI
             await handler.on_review(interaction, self.token)
 
 
-def review_buttons(view: ReviewView | ReviewResult | NoticeView) -> discord.ui.View | None:
-    """The review step's buttons in one row, or None (the step ends the review)."""
+class DirectButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=DIRECT_ID.pattern):
+    """A review's button in a direct message (a reminder's): as ReviewButton, with the server."""
+
+    def __init__(self, custom_id: str, label: str) -> None:
+        super().__init__(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id)
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> DirectButton:
+        label = getattr(item, "label", None) or "?"
+        return cls(match.string, label)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        handler = cast(HasClickHandler, interaction.client).handler
+        await handler.on_direct(interaction, self.item.custom_id or "")
+
+
+def review_buttons(
+    view: ReviewView | ReviewResult | NoticeView, *, guild: str | None = None
+) -> discord.ui.View | None:
+    """The review step's buttons in one row, or None (the step ends the review); `guild`: the
+    server of a review in a direct message, which every custom_id then names."""
     specs = review_button_specs(view)
     if not specs and not isinstance(view, ReviewResult):
         return None
     buttons = discord.ui.View(timeout=None)
     for label, custom_id in specs:
-        buttons.add_item(ReviewButton(custom_id, label))
+        if guild is None:
+            buttons.add_item(ReviewButton(custom_id, label))
+        else:
+            buttons.add_item(DirectButton(direct_custom_id(guild, custom_id), label))
     if isinstance(view, ReviewResult):  # a verdict: the Report control beside Next and Stop
-        buttons.add_item(report_button(view.lang, view.question_id))
+        report = report_button(view.lang, view.question_id)
+        report.custom_id = direct_custom_id(guild, report.custom_id or "")
+        buttons.add_item(report)
+    return buttons
+
+
+def reminder_buttons(view: ReminderView) -> discord.ui.View:
+    """A reminder's one button, "Review now": the review's own Next, naming the server."""
+    buttons = discord.ui.View(timeout=None)
+    custom_id = direct_custom_id(view.team, f"{REVIEW_PREFIX}{view.button.token}")
+    buttons.add_item(DirectButton(custom_id, view.button.label[:80]))
     return buttons

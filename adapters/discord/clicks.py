@@ -32,6 +32,7 @@ from adapters.discord.buttons import ClickHandler
 from adapters.discord.inbound import BUTTON, COMPONENT, EVENT, Parser, snowflake
 from adapters.discord.render import (
     CUSTOM_ID_PREFIX,
+    DIRECT_PREFIX,
     REPORT_PREFIX,
     REVIEW_PREFIX,
     answer_choice,
@@ -50,7 +51,7 @@ def ours(payload: Any) -> str | None:
     custom_id = data.get("custom_id")
     if data.get("component_type") != BUTTON or not isinstance(custom_id, str):
         return None
-    prefixes = (ANSWER_PREFIX, REVIEW_PREFIX, REPORT_PREFIX)
+    prefixes = (ANSWER_PREFIX, REVIEW_PREFIX, REPORT_PREFIX, DIRECT_PREFIX)
     return custom_id if custom_id.startswith(prefixes) else None
 
 
@@ -80,6 +81,9 @@ async def click(
 ) -> None:
     """What AnswerButton.callback and ReviewButton.callback do with the same custom_id."""
     try:
+        if custom_id.startswith(DIRECT_PREFIX):  # a review in a direct message (a reminder's)
+            await handler.on_direct(interaction, custom_id)
+            return
         if custom_id.startswith(REPORT_PREFIX):
             await handler.on_report(interaction, custom_id)
             return

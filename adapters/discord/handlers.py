@@ -20,7 +20,14 @@ import discord
 
 from adapters.discord.buttons import review_buttons
 from adapters.discord.packs import DiscordPacks
-from adapters.discord.render import feedback_embed, reply_embed, review_embed
+from adapters.discord.render import (
+    REPORT_PREFIX,
+    direct_parts,
+    feedback_embed,
+    reply_embed,
+    review_embed,
+    review_token,
+)
 from adapters.discord.reporting import ReportModal, report_view, reported
 from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
@@ -58,10 +65,13 @@ def channel_ref(interaction: discord.Interaction) -> ChannelRef:
     return ChannelRef(PLATFORM, str(interaction.guild_id or 0), str(interaction.channel_id or 0))
 
 
-def user_ref(interaction: discord.Interaction) -> UserRef:
+def user_ref(interaction: discord.Interaction, guild: str | None = None) -> UserRef:
+    """The person in the interaction's server (`guild`: in a direct message, the server the
+    clicked button names)."""
     user = interaction.user
     name = storable(user.display_name)  # the name comes from the payload as sent
-    return UserRef(PLATFORM, str(interaction.guild_id or 0), str(user.id), name)
+    team = str(interaction.guild_id) if interaction.guild_id else (guild or "0")
+    return UserRef(PLATFORM, team, str(user.id), name)
 
 
 def pack_file(view: NoticeView) -> list[discord.File]:
@@ -149,14 +159,17 @@ class Handler:
                     raise
                 log.info("the verdict had reached Discord after all")
 
-    async def on_review(self, interaction: discord.Interaction, token: str) -> None:
+    async def on_review(
+        self, interaction: discord.Interaction, token: str, *, guild: str | None = None
+    ) -> None:
         """A review button: the card is rescheduled (one short transaction), then the step
-        replaces the ephemeral message clicked (UPDATE_MESSAGE), within Discord's 3 seconds."""
+        replaces the ephemeral message clicked (UPDATE_MESSAGE), within Discord's 3 seconds.
+        In a direct message (`guild` given) the step's buttons name the server again."""
         if not self.gate.enter():
             return
         try:
             async with apologise_on_error("a review click", lambda: self._fail(interaction, "en")):
-                who = user_ref(interaction)
+                who = user_ref(interaction, guild)
                 step = await self.metrics.review(
                     PLATFORM, token, lambda: self.quiz.review_click(who, token)
                 )
@@ -165,13 +178,16 @@ class Handler:
                     invalid = NoticeView(lang, t(lang, "button_invalid"), ok=False)
                     await self._reply(interaction, invalid)
                     return
+                direct = None if interaction.guild_id else guild
                 await interaction.response.edit_message(
-                    embed=review_embed(step), view=review_buttons(step)
+                    embed=review_embed(step), view=review_buttons(step, guild=direct)
                 )
         finally:
             self.gate.leave()
 
-    async def on_report(self, interaction: discord.Interaction, custom_id: str) -> None:
+    async def on_report(
+        self, interaction: discord.Interaction, custom_id: str, *, guild: str | None = None
+    ) -> None:
         """The Report control: the modal opens at once (the interaction's answer); what it
         sends is stored by ReportModal.on_submit."""
         found = reported(custom_id)
@@ -179,8 +195,20 @@ class Handler:
             await self.on_invalid_click(interaction)
             return
         async with apologise_on_error("a report click", lambda: self._fail(interaction, "en")):
-            modal = ReportModal(self.quiz, *found, user_ref(interaction), self._reply)
+            modal = ReportModal(self.quiz, *found, user_ref(interaction, guild), self._reply)
             await interaction.response.send_modal(modal)
+
+    async def on_direct(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """A review's button in a direct message (a reminder's): the server from the custom_id,
+        then as in the server."""
+        parts = direct_parts(custom_id)
+        token = review_token(parts[1]) if parts is not None else None
+        if parts is not None and token is not None:
+            await self.on_review(interaction, token, guild=parts[0])
+        elif parts is not None and parts[1].startswith(REPORT_PREFIX):
+            await self.on_report(interaction, parts[1], guild=parts[0])
+        else:
+            await self.on_invalid_click(interaction)
 
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:
         """A button under our prefix that isn't a round and an option."""

@@ -1,4 +1,5 @@
-"""The core's ChatPort on Discord: post, refresh and reveal question messages in channels.
+"""The core's ChatPort on Discord: post, refresh and reveal question messages in channels, and
+send review reminders as direct messages.
 
 A message reference is "channel_id:message_id", so the scheduler can reveal a question posted
 by an earlier process. Every send uses AllowedMentions.none() (also the client default).
@@ -13,12 +14,12 @@ from datetime import datetime, timedelta
 
 import discord
 
-from adapters.discord.buttons import answer_buttons
-from adapters.discord.render import notice_embed, question_embed, reveal_embed
+from adapters.discord.buttons import answer_buttons, reminder_buttons
+from adapters.discord.render import notice_embed, question_embed, reminder_embed, reveal_embed
 from bot.clock import Clock
-from bot.model import ChannelRef
+from bot.model import ChannelRef, UserRef
 from bot.ports import DeliveryError, PortNotReady, Refused, Unavailable
-from bot.views import NoticeView, QuestionView, RevealView
+from bot.views import NoticeView, QuestionView, ReminderView, RevealView
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +160,25 @@ class DiscordPort:
             return True
         age = self.clock.now() - discord.utils.snowflake_time(message_id)
         return age > EDIT_MAX_AGE
+
+    async def send_direct(
+        self, user: UserRef, view: ReminderView, *, dedupe_key: str, tried_since: datetime | None
+    ) -> str | None:
+        """The person's direct-message channel with the bot (no privileged intent needed), then
+        the reminder, with the key as nonce (enforced) as a question's post has: a second try
+        gets the first message back instead of a second one."""
+        self._require_ready()
+        try:
+            channel = await self.client.create_dm(discord.Object(id=int(user.user)))
+            message = await channel.send(
+                embed=reminder_embed(view),
+                view=reminder_buttons(view),
+                allowed_mentions=NO_MENTIONS,
+                nonce=nonce_for(dedupe_key),
+            )
+        except Exception as exc:
+            raise delivery_error(exc) from exc
+        return f"{message.channel.id}:{message.id}"
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         self._require_ready()

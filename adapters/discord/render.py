@@ -24,6 +24,7 @@ from bot.views import (
     Mistake,
     NoticeView,
     QuestionView,
+    ReminderView,
     RevealView,
     ReviewResult,
     ReviewView,
@@ -45,11 +46,16 @@ TEMPLATE = r"zq:a:(?s:.*)"
 # ASCII digits only (`\d` matches "٣" too) and at most 18 of them, inside SQLite's int64.
 ANSWER_ID = re.compile(r"zq:a:([0-9]{1,18}):([0-9]{1,2})")
 # The personal review's buttons: the prefix, then the core's token (bot/reviewing.py reads it
-# strictly; at most 96 characters, so the custom_id stays within Discord's 100).
+# strictly; at most 79 characters, so the custom_id stays within Discord's 100).
 REVIEW_PREFIX = "zqr:"
 REVIEW_TEMPLATE = r"zqr:(?s:.*)"
 REPORT_PREFIX = "zqp:"  # the Report control under a verdict: the language, then the question
 CUSTOM_ID_MAX = 100
+# A review (and its Report control) in a direct message, which has no server: a reminder's
+# "Review now" there. The custom_id is "zqd", the server's id in base 36, "~", then the
+# custom_id the button has in a server (the core's token is short enough for both).
+DIRECT_PREFIX = "zqd"
+DIRECT_ID = re.compile(r"zqd([0-9a-z]{1,13})~(zq[a-z]?:.*)", re.DOTALL)
 
 
 _HALF_ESCAPE = re.compile(r"\\+$")  # a markdown escape cut from the character it escapes
@@ -164,6 +170,11 @@ def next_due_line(lang: Lang, when: datetime) -> str:
     return t(lang, "review_next_due", when=f"<t:{int(when.timestamp())}:f>")
 
 
+def reminder_embed(view: ReminderView) -> discord.Embed:
+    """A review reminder's direct message (its button: buttons.reminder_buttons)."""
+    return discord.Embed(title=view.title, description=view.text, colour=INFO_COLOUR)
+
+
 def notice_embed(view: NoticeView) -> discord.Embed:
     parts = [view.text] if view.text != view.title else []
     if parts and view.next_due is not None:
@@ -229,6 +240,29 @@ def review_button_specs(view: ReviewView | ReviewResult | NoticeView) -> list[tu
     if isinstance(view, NoticeView):
         return []
     return [(b.label, f"{REVIEW_PREFIX}{b.token}"[:CUSTOM_ID_MAX]) for b in view.buttons]
+
+
+def direct_custom_id(guild: str | None, custom_id: str) -> str:
+    """A button's custom_id for a direct message about server `guild` (None: in the server)."""
+    if guild is None or not guild.isdigit():
+        return custom_id
+    return f"{DIRECT_PREFIX}{_b36(int(guild))}~{custom_id}"[:CUSTOM_ID_MAX]
+
+
+def direct_parts(custom_id: str) -> tuple[str, str] | None:
+    """(server id, the custom_id inside) of a direct message's button, or None."""
+    found = DIRECT_ID.fullmatch(custom_id)
+    return None if found is None else (str(int(found.group(1), 36)), found.group(2))
+
+
+def _b36(value: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        value, rest = divmod(value, 36)
+        text = digits[rest] + text
+        if not value:
+            return text
 
 
 def review_token(custom_id: str) -> str | None:

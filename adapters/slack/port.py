@@ -18,14 +18,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
 from adapters.slack.web import Rejected, TokenSource, error_code, reason_for, with_token
-from bot.model import ChannelRef, Lang
+from bot.model import ChannelRef, Lang, UserRef
 from bot.ports import DeliveryError, Refused, Unavailable
-from bot.views import NoticeView, QuestionView, RevealView
+from bot.views import NoticeView, QuestionView, ReminderView, RevealView
 
 log = logging.getLogger(__name__)
 
 PLATFORM = "slack"
-# A question's message carries its round's dedupe key as metadata, so a later try can find it.
+# A question's (and a reminder's) message carries its dedupe key as metadata, so a later try can
+# find it.
 METADATA_TYPE = "zeroquiz_question"
 FIND_MARGIN = timedelta(minutes=1)  # Slack's clock against ours
 FIND_PAGES = 5  # at most 5 x 200 messages read back: a busy channel's first minutes of a round
@@ -119,7 +120,7 @@ class SlackPort:
             except Exception as exc:
                 if isinstance(exc, SlackApiError) and not is_transient(error_code(exc)):
                     log.warning(
-                        "channel %s's history can't be read (%s): its question is posted again, "
+                        "channel %s's history can't be read (%s): the message is posted again, "
                         "and shows twice if the earlier try reached Slack",
                         channel.channel, error_code(exc),
                     )  # fmt: skip
@@ -135,7 +136,7 @@ class SlackPort:
             if not page.get("has_more") or cursor is None:
                 return None
         log.warning(
-            "channel %s: question %s not found in its last %d messages; posted again",
+            "channel %s: message %s not found in its last %d messages; posted again",
             channel.channel, key, FIND_PAGES * FIND_PAGE_SIZE,
         )  # fmt: skip
         return None
@@ -165,6 +166,28 @@ class SlackPort:
 
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         await self._post(channel, render.notice_message(view))
+
+    async def send_direct(
+        self, user: UserRef, view: ReminderView, *, dedupe_key: str, tried_since: datetime | None
+    ) -> str | None:
+        """The person's direct message with the app (conversations.open, needing im:write),
+        then the message, carrying the key as a question does; a try after one that may have
+        reached Slack looks for it there first (needing im:history)."""
+        where = ChannelRef(PLATFORM, user.team, user.user)
+        try:
+            opened = await self._with_token(where, self.client.conversations_open, users=user.user)
+        except DeliveryError:
+            raise
+        except Exception as exc:
+            raise await self._delivery_error("conversations.open", where, exc) from exc
+        direct = ChannelRef(PLATFORM, user.team, str((opened.get("channel") or {}).get("id")))
+        if tried_since is not None:
+            found = await self._find(direct, dedupe_key, tried_since)
+            if found is not None:
+                log.info("reminder %s was already sent as %s: not sent again", dedupe_key, found)
+                return found
+        message = render.reminder_message(view)
+        return await self._post(direct, message, metadata=_metadata(dedupe_key))
 
     async def _with_token(
         self, where: ChannelRef, call: Callable[..., Awaitable[Any]], /, **args: Any

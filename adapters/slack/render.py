@@ -25,6 +25,7 @@ from bot.views import (
     Mistake,
     NoticeView,
     QuestionView,
+    ReminderView,
     RevealView,
     ReviewButton,
     ReviewResult,
@@ -195,6 +196,17 @@ def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage
         blocks.append({"type": "actions", "block_id": "zqr_review", "elements": elements})
     blocks.append(_context(*notes))
     return SlackMessage(fallback, blocks)
+
+
+def reminder_message(view: ReminderView) -> SlackMessage:
+    """A review reminder's direct message: the count, and the review's own Next button, which
+    turns this message into the first due card (as a review step replaces its message)."""
+    blocks = [
+        _header(view.title),
+        _section(escape(view.text)),
+        {"type": "actions", "block_id": "zqr_remind", "elements": [_review_button(view.button)]},
+    ]
+    return SlackMessage(_fallback(view.title, view.text), blocks)
 
 
 def _review_button(button: ReviewButton) -> Block:

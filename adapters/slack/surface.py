@@ -67,7 +67,7 @@ REDIRECT_PATH = "/slack/oauth_redirect"
 # What each workspace grants at install: the same bot scopes as deploy/slack-manifest.yaml.
 BOT_SCOPES = (
     "commands", "chat:write", "chat:write.public", "users:read",
-    "channels:history", "groups:history",
+    "channels:history", "groups:history", "im:write", "im:history",
 )  # fmt: skip
 DRAIN_SECONDS = 10.0
 CONNECT_SECONDS = 30.0

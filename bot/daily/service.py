@@ -109,7 +109,7 @@ class DailySchedules:
         if schedule is None:
             return NoticeView(lang, t(lang, "daily_none"))
         next_at = await self._next_occurrence(schedule)
-        days = _days_label(schedule.days, lang)
+        days = specs.days_label(schedule.days, lang)
         text = t(
             lang,
             "daily_show",
@@ -140,7 +140,7 @@ class DailySchedules:
                 "home_daily_line",
                 time=schedule.at.strftime("%H:%M"),
                 tz=schedule.tz,
-                days=_days_label(schedule.days, lang),
+                days=specs.days_label(schedule.days, lang),
             )
             if next_at is not None:
                 local = next_at.astimezone(ZoneInfo(schedule.tz))
@@ -287,12 +287,3 @@ class DailySchedules:
 
 def _hours(window: timedelta) -> str:
     return f"{window / timedelta(hours=1):g}"
-
-
-def _days_label(days: frozenset[int], lang: Lang) -> str:
-    if days == specs.WEEKDAYS:
-        return t(lang, "days_weekdays")
-    if days == specs.EVERY_DAY:
-        return t(lang, "days_every")
-    names = t(lang, "day_names").split(",")
-    return ", ".join(names[d] for d in sorted(days))

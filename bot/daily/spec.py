@@ -11,6 +11,9 @@ from datetime import time, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, available_timezones
 
+from bot.i18n import t
+from bot.model import Lang
+
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 DAY_ALIASES = {
     "sen": 0,
@@ -135,3 +138,13 @@ def days_code(days: frozenset[int]) -> str:
 
 def days_from_code(code: str) -> frozenset[int]:
     return frozenset(int(d) for d in code.split(",") if d)
+
+
+def days_label(days: frozenset[int], lang: Lang) -> str:
+    """Monday to Friday, every day, or the days' names, as replies show them."""
+    if days == WEEKDAYS:
+        return t(lang, "days_weekdays")
+    if days == EVERY_DAY:
+        return t(lang, "days_every")
+    names = t(lang, "day_names").split(",")
+    return ", ".join(names[d] for d in sorted(days))

@@ -198,6 +198,17 @@ class PeopleTable:
                 team.platform,
                 team.team,
             )
+            await tx.execute(  # their review reminder (bot/reminders.py), with its sends
+                """DELETE FROM reminder_sends WHERE reminder_id IN (
+                       SELECT r.id FROM reminders r JOIN teams t ON t.id = r.team_id
+                       WHERE r.platform_user = $1 AND t.platform = $2 AND t.team = $3)""",
+                user, team.platform, team.team,
+            )  # fmt: skip
+            await tx.execute(
+                """DELETE FROM reminders WHERE platform_user = $1 AND team_id =
+                       (SELECT id FROM teams WHERE platform = $2 AND team = $3)""",
+                user, team.platform, team.team,
+            )  # fmt: skip
             if found is None:
                 return Forgotten()
             pid, tid = int(found["id"]), int(found["team_id"])

@@ -442,6 +442,38 @@ def _reports(s: Spelling) -> Sequence[str]:
     )
 
 
+# Review reminders (bot/reminders.py): one per person and team, and each local day's send,
+# claimed before the direct message leaves, so a day's reminder goes out once across replicas.
+def _reminders(s: Spelling) -> Sequence[str]:
+    return (
+        f"""CREATE TABLE reminders (
+        id {s.id},
+        team_id BIGINT NOT NULL REFERENCES teams(id),
+        platform_user TEXT NOT NULL,
+        lang TEXT NOT NULL,
+        local_time TEXT NOT NULL,
+        tz TEXT NOT NULL,
+        days TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (team_id, platform_user)
+    )""",
+        """CREATE TABLE reminder_sends (
+        reminder_id BIGINT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE,
+        local_date TEXT NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('claimed', 'sent', 'empty', 'skipped', 'failed')),
+        claim_token TEXT NOT NULL,
+        claimed_at BIGINT NOT NULL,
+        cards INTEGER NOT NULL DEFAULT 0,
+        detail TEXT,
+        PRIMARY KEY (reminder_id, local_date)
+    )""",
+        "CREATE INDEX reminder_sends_claimed ON reminder_sends (claimed_at) "
+        "WHERE status = 'claimed'",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -487,6 +519,7 @@ STEPS: tuple[Step, ...] = (
     Step(16, "no index of review cards by due time", _cards_due_dropped),
     Step(17, "when each review card was last missed (drills)", _cards_missed),
     Step(18, "questions players reported", _reports),
+    Step(19, "review reminders and each day's send", _reminders),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

@@ -22,6 +22,7 @@ from bot.storage.installations import InstallationTable
 from bot.storage.packs import PackTable
 from bot.storage.progress import Progress, silent
 from bot.storage.receipts import ReceiptTable
+from bot.storage.reminders import ReminderTable
 from bot.storage.reports import ReportTable
 from bot.storage.results import ResultTable
 from bot.storage.rounds import RoundTable
@@ -61,6 +62,7 @@ class Store:
         self.packs = PackTable(engine)
         self.results = ResultTable(engine)
         self.reports = ReportTable(engine)
+        self.reminders = ReminderTable(engine)
 
     @classmethod
     async def open(

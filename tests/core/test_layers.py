@@ -21,7 +21,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
     2: ("bot.presenter", "bot.delivery", "bot.review", "bot.analysis", "bot.library"),
     3: ("bot.rounds", "bot.reviewing", "bot.teampacks", "bot.results"),
     4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler",
-        "bot.controls.service", "bot.insights", "bot.drills", "bot.reports"),
+        "bot.controls.service", "bot.insights", "bot.drills", "bot.reports", "bot.reminders"),
     5: ("bot.quiz",),
     6: ("bot.commands", "bot.app"),
 }  # fmt: skip

@@ -82,7 +82,8 @@ def test_manifest_matches_what_the_app_uses() -> None:
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True  # app_home_opened
     assert manifest["settings"]["socket_mode_enabled"] is True
     # chat.postMessage/chat.update need chat:write; users.info needs users:read; reading a
-    # channel back after a crash (conversations.history) channels:history and groups:history.
+    # channel back after a crash (conversations.history) channels:history and groups:history;
+    # a review reminder's direct message (conversations.open) im:write, reading it back im:history.
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
         "commands",
         "chat:write",
@@ -90,6 +91,8 @@ def test_manifest_matches_what_the_app_uses() -> None:
         "users:read",
         "channels:history",
         "groups:history",
+        "im:write",
+        "im:history",
     }
     # The events the app registers listeners for, and nothing else; over HTTP they come to the
     # same /slack/events address as everything else, in Socket Mode over the socket.

@@ -81,6 +81,7 @@ async def test_the_team_a_visitor_passes_is_url_encoded_into_slacks_link(
     query = parse_qs(urlsplit(link).query)
     assert query["team"] == ['T0ALPHA&scope=admin">']  # one value, as the visitor typed it
     assert query["scope"] == [
-        "commands,chat:write,chat:write.public,users:read,channels:history,groups:history"
+        "commands,chat:write,chat:write.public,users:read,channels:history,groups:history,"
+        "im:write,im:history"
     ]
     assert "&scope=admin" not in link

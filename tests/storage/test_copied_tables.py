@@ -25,6 +25,7 @@ CARRIED = (
     "teams", "channels", "players", "runs", "rounds", "answers", "schedules", "daily_posts",
     "score_totals", "installations", "cards", "channel_windows", "seasons", "audit_log",
     "item_totals", "item_choices", "packs", "pack_versions", "channel_sources", "reports",
+    "reminders", "reminder_sends",
 )  # fmt: skip
 
 
