@@ -89,7 +89,7 @@ def build_core(
         else None
     )
     reviews = Reviews(store, library, clock)
-    reminders = Reminders(store, clock, delivery, reviews, limiter, grace=grace)
+    reminders = Reminders(store, clock, delivery, reviews, limiter, grace=grace, holder=holder)
     quiz = Quiz(
         store, bank, clock, delivery, rounds, runs, reveals, reviews,
         Controls(store, clock, default_window=default_window), TeamPacks(store, library, clock),

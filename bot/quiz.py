@@ -281,8 +281,11 @@ class Quiz:
         return await self.drills.start(user, flt, lang)
 
     async def remind_command(self, user: UserRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
-        """`remind …`: the person's review reminder (bot/reminders.py)."""
-        return await self.reminders.command(user, words, lang)
+        """`remind …`: the person's review reminder (bot/reminders.py); a sleeping scheduler
+        re-plans for a new one."""
+        reply = await self.reminders.command(user, words, lang)
+        self.rounds.notify_changed()
+        return reply
 
     async def daily_command(
         self, channel: ChannelRef, words: tuple[str, ...], lang: Lang

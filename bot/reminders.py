@@ -45,13 +45,18 @@ class Reminders:
         limiter: Limiter,
         *,
         grace: timedelta = GRACE,
+        holder: str = "",
     ) -> None:
+        """`holder` names this replica in its claims (stable across restarts: see
+        bot/app.py), so a restarted replica takes back its own unfinished sends at once."""
         self._store = store
         self._clock = clock
         self._delivery = delivery
         self._reviews = reviews
         self._limiter = limiter
         self._grace = grace
+        self._own = f"{holder}/" if holder else ""
+        self._started = clock.now()
 
     # -- the command ------------------------------------------------------------------------------
     async def command(self, user: UserRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
@@ -110,6 +115,8 @@ class Reminders:
         oldest = await self._store.reminders.oldest_claim()
         if oldest is not None:
             candidates.append(oldest + LEASE)
+            if await self._stale():  # this replica's own, from before it restarted
+                candidates.append(self._clock.now())
         return min(candidates, default=None)
 
     async def process_due(self, only: UserRef | None = None) -> None:
@@ -125,9 +132,14 @@ class Reminders:
                 if day.weekday() in reminder.days and (reminder.id, day) not in done:
                     await self._maybe_send(reminder, day, now)
         by_id = {r.id: r for r in reminders}
-        for claim in await self._store.reminders.stale_claims(now - LEASE):
+        for claim in await self._stale():
             if claim.reminder_id in by_id:
                 await self._take_over(by_id[claim.reminder_id], claim)
+
+    async def _stale(self) -> list[ReminderClaim]:
+        """Claims whose holder died: any after the lease, this replica's own at once."""
+        before = self._clock.now() - LEASE
+        return await self._store.reminders.stale_claims(before, self._own, self._started)
 
     def _since(self) -> date:
         """The oldest local date a pass looks at: yesterday anywhere on Earth."""
@@ -148,7 +160,7 @@ class Reminders:
         due = due_at(day, reminder.at, reminder.tz)
         if due > now or due < reminder.updated_at:
             return
-        token = uuid.uuid4().hex
+        token = self._own + uuid.uuid4().hex
         claims = self._store.reminders
         if now - due > self._grace:
             detail = f"not running at {due.isoformat()}; {now - due} late exceeds the grace period"
@@ -162,7 +174,7 @@ class Reminders:
             await self._send(reminder, day, token, count, tried_since=None)
 
     async def _take_over(self, reminder: ReminderRecord, claim: ReminderClaim) -> None:
-        token, day = uuid.uuid4().hex, claim.day
+        token, day = self._own + uuid.uuid4().hex, claim.day
         now = self._clock.now()
         if not await self._store.reminders.take_over(reminder.id, day, claim.token, token, now):
             return  # another replica took it

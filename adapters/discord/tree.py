@@ -179,6 +179,25 @@ def _daily(group: app_commands.Group, run: Runner, names: Topics) -> None:
         await run(interaction, Command("daily", words))
 
 
+def _remind(group: app_commands.Group, run: Runner, names: Topics) -> None:
+    @group.command(name="remind", description=text("discord_cmd_remind"))
+    @app_commands.describe(
+        time=text("discord_opt_time"),
+        timezone=text("discord_opt_timezone"),
+        days=text("discord_opt_days"),
+        off=text("discord_opt_remind_off"),
+    )
+    @app_commands.autocomplete(timezone=timezone_choices)
+    async def remind(
+        interaction: discord.Interaction,
+        time: str | None = None,
+        timezone: str | None = None,
+        days: str | None = None,
+        off: bool = False,
+    ) -> None:
+        await run(interaction, Command("remind", daily_words(time, timezone, days, None, off)))
+
+
 def _window(group: app_commands.Group, run: Runner, names: Topics) -> None:
     @group.command(name="window", description=text("discord_cmd_window"))
     @app_commands.describe(length=text("discord_opt_length"))
@@ -303,6 +322,7 @@ BINDERS: dict[str, Binder] = {
     "drill": _filtered("drill"),
     "lang": _lang,
     "daily": _daily,
+    "remind": _remind,
     "window": _window,
     "season": _season,
     "forget": _forget,

@@ -204,13 +204,20 @@ class ReminderTable:
                 status, detail, reminder_id, day.isoformat(), token,
             )  # fmt: skip
 
-    async def stale_claims(self, before: datetime) -> list[ReminderClaim]:
-        """Claims left unfinished since before `before` (their holder died)."""
+    async def stale_claims(
+        self, before: datetime, own: str = "", started: datetime | None = None
+    ) -> list[ReminderClaim]:
+        """Claims left unfinished since before `before` (their holder died), and those whose
+        token starts with `own` made before `started`: this replica's before it restarted."""
         async with self._e.snapshot() as c:
             rows = await c.fetch(
                 """SELECT reminder_id, local_date, claim_token, claimed_at, cards
-                   FROM reminder_sends WHERE status = 'claimed' AND claimed_at <= $1""",
+                   FROM reminder_sends WHERE status = 'claimed' AND (claimed_at <= $1
+                       OR ($2 != '' AND substr(claim_token, 1, length($2)) = $2
+                           AND claimed_at < $3))""",
                 to_ms(before),
+                own,
+                to_ms(started or before),
             )
         return [
             ReminderClaim(

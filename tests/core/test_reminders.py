@@ -208,3 +208,35 @@ async def test_forgetting_a_person_deletes_their_reminder(quiz: Quiz, bank: Bank
     assert await quiz.store.reminders.of(me) is not None
     await say(quiz, me, "forget me confirm")
     assert await quiz.store.reminders.of(me) is None
+
+
+async def test_a_restarted_replica_takes_its_own_claim_back_at_once(
+    db: Store, bank: Bank, clock: FakeClock
+) -> None:
+    def replica(name: str) -> tuple[Quiz, RecordingPort]:
+        quiz = build_core(db, bank, clock, random.Random(1), holder=name).quiz
+        port = RecordingPort()
+        quiz.add_port(port)
+        return quiz, port
+
+    before, _ = replica("replica-a")
+    me = player(1)
+    await miss_one(before, bank, me)
+    await say(before, me, "remind 10:00 UTC every day")
+    await clock.advance(to=datetime(2026, 1, 6, 10, 0, tzinfo=UTC))
+    reminder = await db.reminders.of(me)
+    assert reminder is not None
+    # replica-a claimed Tuesday's reminder and was killed before sending it.
+    day = date(2026, 1, 6)
+    assert await db.reminders.claim(reminder.id, day, "replica-a/1", clock.now(), "claimed")
+    await clock.advance(5)
+    other, other_port = replica("replica-b")
+    await other.reminders.process_due()
+    assert other_port.directs == []  # another replica's claim: it waits for the lease
+    again, port = replica("replica-a")  # the same replica, restarted
+    assert await again.reminders.next_due() == clock.now()
+    await again.reminders.process_due()
+    assert len(port.directs) == 1 and port.direct_tried == [clock.now() - timedelta(seconds=5)]
+    await clock.advance(300)
+    await other.reminders.process_due()
+    assert other_port.directs == []
