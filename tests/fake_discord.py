@@ -423,6 +423,9 @@ class FakeDiscord:
         """POST /users/@me/channels: the bot's direct-message channel with one user (the same
         channel every time, as Discord gives it); `dms` maps its id to the user's."""
         body = await self._read(request)
+        # discord.py sends the id as a JSON number, which Discord takes (its schema says string).
+        if isinstance(body, dict) and isinstance(body.get("recipient_id"), int):
+            body = {**body, "recipient_id": str(body["recipient_id"])}
         if (bad := self._check(request, body, "/users/@me/channels", "post")) is not None:
             return bad
         recipient = str(body["recipient_id"])
@@ -896,6 +899,26 @@ class FakeDiscord:
         click = self._interaction(3, self.member(who), data, None, guild, place)
         self._clicked[str(click["token"])] = message_id
         return click | {"message": message}
+
+    async def dm_click(self, message_id: int, custom_id: str, who: Json) -> str:
+        """A click on a button of a message the bot sent in a direct message: as Discord sends
+        it, with no server (no guild_id, `user` instead of `member`); returns the token."""
+        iid = self.snowflake()
+        message = self.messages[message_id]
+        channel = {"id": message["channel_id"], "type": 1, "recipients": [who]}
+        payload = {
+            "id": str(iid), "application_id": str(APP_ID), "type": 3, "token": f"itoken-{iid}",
+            "version": 1, "attachment_size_limit": ATTACHMENT_LIMIT,
+            "channel_id": message["channel_id"], "channel": channel, "user": who,
+            "app_permissions": str(self.app_perms), "locale": "en-US", "entitlements": [],
+            "authorizing_integration_owners": {"0": str(GUILD_ID)}, "context": 1,
+            "data": {"custom_id": custom_id, "component_type": 2}, "message": message,
+        }  # fmt: skip
+        self._channel_of[f"itoken-{iid}"] = str(message["channel_id"])
+        self._clicked[f"itoken-{iid}"] = message_id
+        self.sent_at[f"itoken-{iid}"] = time.monotonic()
+        await self.send_event("INTERACTION_CREATE", payload)
+        return f"itoken-{iid}"
 
     # -- what tests look at ---------------------------------------------------------------------
     def edits_of(self, message_id: int) -> list[Call]:
