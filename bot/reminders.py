@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from bot.clock import Clock
 from bot.daily import spec as specs
-from bot.daily.timing import due_at, local_date, occurrences
+from bot.daily.timing import due_at, local_date
 from bot.delivery import Delivery
 from bot.i18n import t
 from bot.limits import Limiter
@@ -148,12 +148,13 @@ class Reminders:
     def _next(self, reminder: ReminderRecord, done: set[tuple[int, date]]) -> datetime | None:
         """The next due instant whose day has not been claimed or skipped yet."""
         now = self._clock.now()
-        start = local_date(now, reminder.tz) - timedelta(days=1)
-        for day, due in occurrences(reminder.days, reminder.at, reminder.tz, start, 4):
-            if due < reminder.updated_at or (reminder.id, day) in done:
-                continue
-            if due > now or now - due <= self._grace:
-                return max(due, now)
+        day = local_date(now, reminder.tz) - timedelta(days=1)
+        for _ in range(9):  # yesterday, today and a week on: lazily, most find one at once
+            if day.weekday() in reminder.days and (reminder.id, day) not in done:
+                due = due_at(day, reminder.at, reminder.tz)
+                if due >= reminder.updated_at and (due > now or now - due <= self._grace):
+                    return max(due, now)
+            day += timedelta(days=1)
         return None
 
     async def _maybe_send(self, reminder: ReminderRecord, day: date, now: datetime) -> None:
