@@ -84,7 +84,17 @@ def build_core(
     runs = Runs(store, bank, clock, rounds, delivery, limiter=limiter)
     reveals = Reveals(store, library, clock, rounds, delivery, holder=holder)
     schedules = (
-        DailySchedules(store, bank, clock, rounds, delivery, grace=grace, rng=rng, limiter=limiter)
+        DailySchedules(
+            store,
+            bank,
+            clock,
+            rounds,
+            delivery,
+            grace=grace,
+            rng=rng,
+            limiter=limiter,
+            holder=holder,
+        )
         if daily
         else None
     )

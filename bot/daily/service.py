@@ -27,7 +27,7 @@ from bot.i18n import t
 from bot.limits import Limiter
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.rounds import Rounds
-from bot.storage import PostingStatus, ScheduleRecord, Store
+from bot.storage import PostingStatus, ScheduleRecord, StaleClaim, Store
 from bot.topics import Filter, topics
 from bot.views import NoticeView, ScheduleLine
 
@@ -50,6 +50,13 @@ class DailySchedules:
     grace: timedelta = field(default=GRACE, kw_only=True)
     rng: random.Random = field(default_factory=random.Random, kw_only=True)  # adaptive topics
     limiter: Limiter | None = field(default=None, kw_only=True)  # caps schedules per team
+    # Names this replica in its claims (stable across restarts, bot/app.py): a restarted
+    # replica takes back its own unfinished posts at once, another one after LEASE.
+    holder: str = field(default="", kw_only=True)
+
+    def __post_init__(self) -> None:
+        self._own = f"{self.holder}/" if self.holder else ""
+        self._started = self.clock.now()
 
     # -- admin commands -------------------------------------------------------------------------
     async def command(self, channel: ChannelRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
@@ -169,7 +176,14 @@ class DailySchedules:
                 candidates.append(when)
         if oldest is not None:
             candidates.append(oldest + LEASE)
+            if await self._stale():  # this replica's own, from before it restarted
+                candidates.append(self.clock.now())
         return min(candidates) if candidates else None
+
+    async def _stale(self) -> list[StaleClaim]:
+        """Claims whose holder died: any after the lease, this replica's own at once."""
+        before = self.clock.now() - LEASE
+        return await self.store.daily.stale_claims(before, self._own, self._started)
 
     async def _served_schedules(self) -> list[ScheduleRecord]:
         return [
@@ -190,7 +204,7 @@ class DailySchedules:
     async def process_due(self) -> None:
         now = self.clock.now()
         schedules = await self._served_schedules()
-        stale = await self.store.daily.stale_claims(now - LEASE)
+        stale = await self._stale()
         for schedule in schedules:
             today = local_date(now, schedule.tz)
             for day in (today - timedelta(days=1), today):
@@ -206,7 +220,7 @@ class DailySchedules:
         if due > now or due < schedule.updated_at:
             return
         late = now - due
-        token = uuid.uuid4().hex
+        token = self._own + uuid.uuid4().hex
         if late > schedule.grace:
             detail = f"not running at {due.isoformat()}; {late} late exceeds the grace period"
             skipped = await self.store.daily.claim(
@@ -250,7 +264,7 @@ class DailySchedules:
         return adaptive.next_topic(pool, totals, asked, self.rng)
 
     async def _take_over(self, schedule: ScheduleRecord, day: date, old_token: str) -> None:
-        token = uuid.uuid4().hex
+        token = self._own + uuid.uuid4().hex
         async with self.store.transaction():
             if not await self.store.daily.take_over(
                 schedule.id, day, old_token, token, self.clock.now()

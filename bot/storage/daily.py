@@ -204,13 +204,21 @@ class DailyTable:
                 status, round_id, detail, schedule_id, day.isoformat(), token,
             )  # fmt: skip
 
-    async def stale_claims(self, before: datetime) -> list[StaleClaim]:
+    async def stale_claims(
+        self, before: datetime, own: str = "", started: datetime | None = None
+    ) -> list[StaleClaim]:
+        """Claims left unfinished since before `before` (their holder died), and those whose
+        token starts with `own` made before `started`: this replica's before it restarted."""
         async with self._e.snapshot() as c:
             rows = await c.fetch(
                 """SELECT p.schedule_id, p.local_date, p.claim_token FROM daily_posts p
                    JOIN schedules s ON s.id = p.schedule_id
-                   WHERE p.status = 'claimed' AND p.claimed_at <= $1""",
+                   WHERE p.status = 'claimed' AND (p.claimed_at <= $1
+                       OR ($2 != '' AND substr(p.claim_token, 1, length($2)) = $2
+                           AND p.claimed_at < $3))""",
                 to_ms(before),
+                own,
+                to_ms(started or before),
             )
         return [
             StaleClaim(

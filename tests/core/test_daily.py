@@ -46,10 +46,12 @@ class Stack:
         await self.db.close()
 
 
-async def boot(db_target: str, clock: FakeClock, bank: Bank, seed: int = 1) -> Stack:
+async def boot(
+    db_target: str, clock: FakeClock, bank: Bank, seed: int = 1, holder: str | None = None
+) -> Stack:
     db = await Store.open(db_target)
     port = RecordingPort()
-    core = build_core(db, bank, clock, random.Random(seed), daily=True)
+    core = build_core(db, bank, clock, random.Random(seed), daily=True, holder=holder)
     quiz, daily, sched = core.quiz, core.daily, core.scheduler
     assert daily is not None
     quiz.add_port(port)
@@ -275,6 +277,43 @@ async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(
         assert len(restarted.port.posted) == 1 and len(restarted.port.reveals) == 1
     finally:
         await restarted.close()
+
+
+@pytest.mark.parametrize("restarted_as", ["replica-a", "replica-b"])
+async def test_a_restarted_replica_posts_its_own_claim_at_once_another_after_the_lease(
+    db_target: str, clock: FakeClock, bank: Bank, restarted_as: str
+) -> None:
+    """Killed between claiming the day's post and sending it: the same replica (the same
+    ZEROQUIZ_REPLICA_ID) started again takes its claim back at once; another one waits out
+    the lease (the holder might still be sending)."""
+    await (await scheduled_at_nine(db_target, clock, bank)).close()
+    db = await Store.open(db_target)
+    core = build_core(db, bank, clock, random.Random(3), daily=True, holder="replica-a")
+    hanging = HangingPort()
+    core.quiz.add_port(hanging)
+    assert core.daily is not None
+    await clock.advance(to=datetime(2026, 1, 5, 9, 0, tzinfo=UTC))
+    crashing = asyncio.create_task(core.daily.process_due())
+    for _ in range(100):
+        if hanging.dedupe_keys:
+            break
+        await asyncio.sleep(0.01)  # bounded wait for the send to start (real I/O, not time)
+    crashing.cancel()  # killed mid-send
+    await asyncio.gather(crashing, return_exceptions=True)
+    await db.close()
+
+    await clock.advance(5)  # started again at once
+    again = await boot(db_target, clock, bank, seed=4, holder=restarted_as)
+    try:
+        if restarted_as == "replica-a":
+            assert len(again.port.posted) == 1
+            assert again.port.dedupe_keys == hanging.dedupe_keys
+        else:
+            assert again.port.posted == []
+            await walk(again, clock, clock.now() + timedelta(minutes=3), timedelta(seconds=30))
+            assert len(again.port.posted) == 1
+    finally:
+        await again.close()
 
 
 async def test_down_past_posting_time_posts_late_within_grace(
