@@ -14,12 +14,14 @@ from __future__ import annotations
 import logging
 import uuid
 from datetime import date, datetime, timedelta
+from functools import partial
 from zoneinfo import ZoneInfo
 
 from bot.clock import Clock
 from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date
 from bot.delivery import Delivery
+from bot.fanout import Job, side_by_side
 from bot.i18n import t
 from bot.limits import Limiter
 from bot.model import Lang, TeamRef, UserRef
@@ -126,15 +128,18 @@ class Reminders:
         if only is not None:
             reminders = [r for r in reminders if _same(r.user, only)]
         done = await self._store.reminders.days_done([r.id for r in reminders], self._since())
+        jobs: list[tuple[str, Job]] = []
         for reminder in reminders:
             today = local_date(now, reminder.tz)
             for day in (today - timedelta(days=1), today):
                 if day.weekday() in reminder.days and (reminder.id, day) not in done:
-                    await self._maybe_send(reminder, day, now)
+                    jobs.append((_team(reminder), partial(self._maybe_send, reminder, day, now)))
         by_id = {r.id: r for r in reminders}
         for claim in await self._stale():
             if claim.reminder_id in by_id:
-                await self._take_over(by_id[claim.reminder_id], claim)
+                reminder = by_id[claim.reminder_id]
+                jobs.append((_team(reminder), partial(self._take_over, reminder, claim)))
+        await side_by_side(jobs)  # each team in turn, a few at once (bot/fanout.py)
 
     async def _stale(self) -> list[ReminderClaim]:
         """Claims whose holder died: any after the lease, this replica's own at once."""
@@ -219,3 +224,7 @@ class Reminders:
 def _same(a: UserRef, b: UserRef) -> bool:
     """The same person in the same team (display names aside)."""
     return (a.platform, a.team, a.user) == (b.platform, b.team, b.user)
+
+
+def _team(reminder: ReminderRecord) -> str:
+    return f"{reminder.user.platform}:{reminder.user.team}"

@@ -14,6 +14,7 @@ import random
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import partial
 from zoneinfo import ZoneInfo
 
 from bot import analysis
@@ -23,6 +24,7 @@ from bot.daily import adaptive
 from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date, occurrences
 from bot.delivery import Delivery
+from bot.fanout import Job, side_by_side
 from bot.i18n import t
 from bot.limits import Limiter
 from bot.model import ChannelRef, Lang, TeamRef
@@ -205,15 +207,25 @@ class DailySchedules:
         now = self.clock.now()
         schedules = await self._served_schedules()
         stale = await self._stale()
+        jobs: list[tuple[str, Job]] = []
         for schedule in schedules:
             today = local_date(now, schedule.tz)
             for day in (today - timedelta(days=1), today):
                 if day.weekday() in schedule.days:
-                    await self._maybe_post(schedule, day, now)
+                    jobs.append(
+                        (_workspace(schedule), partial(self._maybe_post, schedule, day, now))
+                    )
         by_id = {s.id: s for s in schedules}
         for claim in stale:
             if claim.schedule_id in by_id:
-                await self._take_over(by_id[claim.schedule_id], claim.day, claim.token)
+                schedule = by_id[claim.schedule_id]
+                jobs.append(
+                    (
+                        _workspace(schedule),
+                        partial(self._take_over, schedule, claim.day, claim.token),
+                    )
+                )
+        await side_by_side(jobs)  # each workspace in turn, a few at once (bot/fanout.py)
 
     async def _maybe_post(self, schedule: ScheduleRecord, day: date, now: datetime) -> None:
         due = due_at(day, schedule.at, schedule.tz)
@@ -301,3 +313,7 @@ class DailySchedules:
 
 def _hours(window: timedelta) -> str:
     return f"{window / timedelta(hours=1):g}"
+
+
+def _workspace(schedule: ScheduleRecord) -> str:
+    return f"{schedule.platform}:{schedule.team}"

@@ -16,7 +16,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
     0: ("bot.model", "bot.views", "bot.i18n", "bot.bank", "bot.clock", "bot.periods",
         "bot.shuffle", "bot.selection", "bot.topics", "bot.config", "bot.export", "bot.daily",
         "bot.daily.spec", "bot.daily.timing", "bot.controls", "bot.controls.words",
-        "bot.charts", "bot.limits"),
+        "bot.charts", "bot.limits", "bot.fanout"),
     1: ("bot.storage", "bot.ports"),
     2: ("bot.presenter", "bot.delivery", "bot.review", "bot.analysis", "bot.library"),
     3: ("bot.rounds", "bot.reviewing", "bot.teampacks", "bot.results"),

@@ -1,0 +1,103 @@
+"""Scheduled sends side by side (bot/fanout.py): a bounded number at once, one per workspace at
+a time, workspaces taking turns; a workspace that hangs holds up only itself; a send that fails
+is logged and the others go on. Then the daily questions of three workspaces at one minute, one
+workspace's posts hanging: the other two are posted in that same pass."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from datetime import UTC, datetime
+
+import pytest
+from helpers import RecordingPort
+
+from bot.app import build_core
+from bot.bank import Bank
+from bot.clock import FakeClock
+from bot.commands import Context, dispatch, parse_text
+from bot.fanout import side_by_side
+from bot.model import ChannelRef, UserRef
+from bot.storage import Store
+from bot.views import NoticeView, QuestionView
+
+
+async def test_bounded_one_per_workspace_in_turns_and_a_failure_stays_its_own(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    running: dict[str, int] = {}
+    most = {"all": 0}
+    order: list[str] = []
+
+    def job(workspace: str, n: int) -> tuple[str, object]:
+        async def send() -> None:
+            running[workspace] = running.get(workspace, 0) + 1
+            assert running[workspace] == 1, "two sends of one workspace at once"
+            most["all"] = max(most["all"], sum(running.values()))
+            order.append(workspace)
+            for _ in range(3):
+                await asyncio.sleep(0)  # a send in flight: others get their turn meanwhile
+            running[workspace] -= 1
+            if (workspace, n) == ("w2", 1):
+                raise RuntimeError("Slack said no")
+
+        return workspace, send
+
+    jobs = [job(f"w{w}", n) for w in range(5) for n in range(8)]
+    with caplog.at_level(logging.ERROR):
+        await side_by_side(jobs, in_flight=3)  # type: ignore[arg-type]
+    assert most["all"] == 3 and len(order) == 40
+    assert sorted(set(order[:5])) == ["w0", "w1", "w2", "w3", "w4"]  # each had a turn early
+    assert "a scheduled send failed" in caplog.text and order.count("w2") == 8
+
+
+class OneHangs(RecordingPort):
+    """Team T1's posts never answer (a workspace Slack holds to its budget); others do."""
+
+    async def post_question(
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
+    ) -> str | None:
+        if channel.team == "T1":
+            await asyncio.Event().wait()
+        return await super().post_question(
+            channel, view, dedupe_key=dedupe_key, tried_since=tried_since
+        )
+
+
+async def test_one_hanging_workspace_does_not_hold_the_others_daily_questions(
+    db: Store, bank: Bank, clock: FakeClock
+) -> None:
+    core = build_core(db, bank, clock, random.Random(1), daily=True)
+    port = OneHangs()
+    core.quiz.add_port(port)
+
+    async def admin() -> bool:
+        return True
+
+    for team in ("T1", "T2", "T3"):
+        for channel in ("C1", "C2"):
+            where = ChannelRef("test", team, channel)
+            said = await dispatch(
+                core.quiz, parse_text("daily 10:00 UTC every day"),
+                Context(where, UserRef("test", team, "UADMIN"), admin),
+            )  # fmt: skip
+            assert isinstance(said, NoticeView) and said.ok, said
+    await clock.advance(to=datetime(2026, 1, 5, 10, 0, tzinfo=UTC))
+    assert core.daily is not None
+    passing = asyncio.create_task(core.daily.process_due())
+    for _ in range(500):
+        if len(port.posted) == 4:
+            break
+        await asyncio.sleep(0.01)  # bounded wait for the database's threads (real I/O, not time)
+    assert sorted((c.team, c.channel) for c, _ in port.posted) == [
+        ("T2", "C1"), ("T2", "C2"), ("T3", "C1"), ("T3", "C2"),
+    ]  # fmt: skip
+    assert not passing.done()  # T1's first post still hangs; its second waits behind it
+    passing.cancel()
+    await asyncio.gather(passing, return_exceptions=True)
