@@ -12,11 +12,12 @@ import random
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 
 from bot.bank import limits, memchart
 from bot.bank.formula import Formula
-from bot.bank.numbers import format_amount, format_number, rounded
-from bot.model import LANGS, Lang, MemoryChart, Question, Text
+from bot.bank.numbers import format_amount, format_number, rounded, tolerance
+from bot.model import LANGS, Lang, MemoryChart, Numeric, Question, Text, Tolerance
 from bot.shuffle import permutation
 
 SEED_LIMIT = 2**31  # rounds draw their seeds with getrandbits(31)
@@ -61,6 +62,7 @@ class Template:
     origin: str = ""
     cases: tuple[Case, ...] = ()
     chart: int | None = None  # memory templates: the stage asked about (index into memchart.STAGES)
+    tolerance: Tolerance | None = None  # a typed answer's (None: the one the rounding implies)
 
     def drawn(self, seed: int) -> tuple[dict[str, float], Case | None]:
         """The params and the case this seed draws, with Random.random(), which Python keeps
@@ -97,6 +99,16 @@ class Template:
         order = permutation(seed, OPTIONS)  # display-independent: the round shuffles again
         env[ANSWER] = answer
         reasons = [self.reason(source, env, case) for source in sources]
+        # What a typed answer may be recognised as: each mistake (the option it shows as, in file
+        # order, or -1) and each fallback multiple shown.
+        shown = {source: order.index(k) for k, source in enumerate(sources)}
+        named = [
+            (value, shown.get(i, -1), self.reason(i, env, case))
+            for i, value in enumerate(wrong)
+            if math.isfinite(value)
+        ]
+        fallbacks = [k for k, source in enumerate(sources) if source >= len(wrong)]
+        named += [(chosen[k], order.index(k), None) for k in fallbacks]
         return Question(
             id=f"{self.id}@{seed}",
             prompt=_fill(self.prompt, env, self.unit, case),
@@ -109,6 +121,7 @@ class Template:
             origin=self.origin,
             chart=self.memory_chart(env),
             reasons=tuple(reasons[i] for i in order) if any(reasons) else (),
+            number=Numeric(answer, self.unit, self.tolerance, tuple(named)),
         )
 
     def reason(self, source: int, env: Mapping[str, float], case: Case | None) -> Text | None:
@@ -148,13 +161,27 @@ class Template:
                     f"the chart's {stage} bar is {format_number(bar, 'en')} {self.unit} but the "
                     f"answer is {format_number(answer, 'en')} {self.unit} ({shown})"
                 )
-        _, fallbacks = pick(answer, wrong)
-        if not fallbacks:
-            return None
+        chosen, fallbacks = pick(answer, wrong)
+        typed = self.check_tolerance(answer, chosen[1:], shown)
+        if typed is not None or not fallbacks:
+            return typed
         return "distractors", (
             f"with {shown} the mistakes give only {OPTIONS - 1 - fallbacks} options that differ "
             "from the answer and each other as shown; add a mistake or change the params"
         )
+
+    def check_tolerance(
+        self, answer: float, options: list[float], shown: str
+    ) -> tuple[str, str] | None:
+        """A typed answer must be right when it is the answer as shown, and never when it is
+        another option: the tolerance holds the shown answer and no other option."""
+        window, exact = tolerance(answer, self.tolerance), Decimal(repr(answer))
+        field = "tolerance" if self.tolerance else "distractors"
+        if abs(rounded(answer) - exact) > window:
+            return field, f"the answer as shown is outside the tolerance ({shown})"
+        if any(abs(Decimal(repr(value)) - exact) <= window for value in options):
+            return field, f"an option is within the answer's tolerance ({shown})"
+        return None
 
     def check_texts(self, seed: int) -> list[tuple[str, str]]:
         """(field, message) for each text of this seed's draw that is over its limit."""

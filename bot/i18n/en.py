@@ -380,4 +380,18 @@ MESSAGES: dict[str, str] = {
     "source_bundled": "the bundled questions",
     "source_team": "your team's packs (the bundled questions while your team has none)",
     "source_both": "the bundled questions and your team's packs",
+    # typed answers (bot/typed.py): a generated question's number, typed instead of picked
+    "typed_button": "Type it",
+    "typed_title": "Type the number",
+    "typed_label": "Your answer, in {unit}",
+    "typed_placeholder": "For example {example}",
+    "typed_submit": "Answer",
+    "typed_invalid": "That isn't a number: type a number like {example}. Nothing was counted.",
+    "typed_correct": "✅ Correct! You typed {typed}. The answer is {letter}) {text}",
+    "typed_wrong": "❌ Not quite: you typed {typed}. The answer is {letter}) {text}",
+    "typed_already": "You already answered ({typed}). Your first answer is the one that counts.",
+    "why_typed": "Why {typed} is not right",
+    "reveal_typed": "⌨️ {typed} typed the number, {right} of them right",
+    "term_prompt_typed": "Your answer ({letters}, or type the number): ",
+    "term_hint_typed": "Type one of the letters {letters}, a number like {example}, or a command such as /help.",
 }

@@ -385,4 +385,18 @@ MESSAGES: dict[str, str] = {
     "source_bundled": "soal bawaan",
     "source_team": "paket tim Anda (soal bawaan selama tim Anda belum punya paket)",
     "source_both": "soal bawaan dan paket tim Anda",
+    # jawaban yang diketik (bot/typed.py): angka soal hasil generator, diketik alih-alih dipilih
+    "typed_button": "Ketik",
+    "typed_title": "Ketik angkanya",
+    "typed_label": "Jawabanmu, dalam {unit}",
+    "typed_placeholder": "Misalnya {example}",
+    "typed_submit": "Jawab",
+    "typed_invalid": "Itu bukan angka: ketik angka seperti {example}. Tidak ada yang dihitung.",
+    "typed_correct": "✅ Benar! Kamu mengetik {typed}. Jawabannya {letter}) {text}",
+    "typed_wrong": "❌ Belum tepat: kamu mengetik {typed}. Jawabannya {letter}) {text}",
+    "typed_already": "Kamu sudah menjawab ({typed}). Jawaban pertamamu yang dihitung.",
+    "why_typed": "Mengapa {typed} kurang tepat",
+    "reveal_typed": "⌨️ {typed} orang mengetik angkanya, {right} di antaranya benar",
+    "term_prompt_typed": "Jawabanmu ({letters}, atau ketik angkanya): ",
+    "term_hint_typed": "Ketik salah satu huruf {letters}, angka seperti {example}, atau perintah seperti /help.",
 }
