@@ -77,10 +77,12 @@ def invalid(number: Numeric, lang: Lang) -> str:
 
 def form(number: Numeric, lang: Lang) -> TypedForm:
     """The "Type it" button and the words of its form."""
+    shown = example(number, lang)
     return TypedForm(
         button=t(lang, "typed_button"),
         title=t(lang, "typed_title"),
         label=t(lang, "typed_label", unit=number.unit),
-        placeholder=t(lang, "typed_placeholder", example=example(number, lang)),
+        placeholder=t(lang, "typed_placeholder", example=shown),
         submit=t(lang, "typed_submit"),
+        example=shown,
     )

@@ -34,8 +34,9 @@ class TypedForm:
     button: str
     title: str
     label: str  # the text field's, with the unit
-    placeholder: str  # an example in the question's unit and magnitude, never the answer
+    placeholder: str  # "For example 31.4 GB"
     submit: str
+    example: str  # "31.4 GB": in the question's unit and magnitude, never the answer
 
 
 @dataclass(frozen=True)
