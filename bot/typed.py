@@ -79,6 +79,7 @@ def form(number: Numeric, lang: Lang) -> TypedForm:
     """The "Type it" button and the words of its form."""
     shown = example(number, lang)
     return TypedForm(
+        lang=lang,
         button=t(lang, "typed_button"),
         title=t(lang, "typed_title"),
         label=t(lang, "typed_label", unit=number.unit),

@@ -31,6 +31,7 @@ class TypedForm:
     """The "Type it" control of a question whose answer is a number (bot/typed.py): the button,
     and the words of the form it opens (a modal on Slack and Discord)."""
 
+    lang: Lang
     button: str
     title: str
     label: str  # the text field's, with the unit

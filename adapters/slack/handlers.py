@@ -43,6 +43,7 @@ from adapters.slack.packs import PACK_VIEW, QUESTION_VIEW, SlackPacks
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
     REPORT_ACTION,
+    TYPED_ACTION,
     SlackMessage,
     feedback_message,
     home_after_review,
@@ -68,6 +69,7 @@ from adapters.slack.shapes import (
     slash_command,
 )
 from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
+from adapters.slack.typed import TYPED_VIEW, SlackTyped
 from adapters.slack.users import QUIET, SlackUsers
 from adapters.slack.web import error_code, with_token
 from bot.commands import Accepted, Context, accept, parse_text
@@ -107,6 +109,7 @@ class SlackHandlers:
         self._tasks: set[asyncio.Task[None]] = set()
         self.packs = SlackPacks(quiz, users, self._reply)  # the pack forms (modals)
         self.reports = SlackReports(quiz, users, self._reply)  # the Report control's form
+        self.typed = SlackTyped(quiz, users, metrics, self._reply, self._later)  # Type it's form
         self.export = SlackExport(users, self._reply)  # `pack export`: the YAML in parts
         users.store_names(self._store_names, lambda: inflight.below(QUIET))
 
@@ -119,6 +122,8 @@ class SlackHandlers:
         app.view(QUESTION_VIEW)(self.packs.on_submit)
         app.action(REPORT_ACTION)(self.reports.on_click)
         app.view(REPORT_VIEW)(self.reports.on_submit)
+        app.action(TYPED_ACTION)(self.typed.on_click)
+        app.view(TYPED_VIEW)(self.typed.on_submit)
         for event in REMOVED_EVENTS:  # app_uninstalled, tokens_revoked
             app.event(event)(self.on_removed)
 

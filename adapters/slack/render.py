@@ -46,6 +46,7 @@ HOME_BLOCKS = 100  # a Home tab view holds up to 100 blocks (a message 50)
 HOME_LINE = 280  # one line of a Home list: ten of them (the top 10) fit one section
 ANSWER_ACTION_PREFIX = "zq_answer_"
 REPORT_ACTION = "zq_report"  # the Report control under a verdict: its value is "lang|question id"
+TYPED_ACTION = "zq_typed"  # Type it, beside a generated question's letters: its value is the round
 REVIEW_ACTION_PREFIX = "zqr_"  # the personal review's buttons: zqr_A..zqr_E, zqr_next, zqr_stop
 _SLOT = "\x00"
 
@@ -71,6 +72,15 @@ def question_message(view: QuestionView) -> SlackMessage:
         }
         for i, o in enumerate(view.options)
     ]
+    if view.typed is not None:  # the answer is a number: it may be typed (adapters/slack/typed.py)
+        buttons.append(
+            {
+                "type": "button",
+                "text": _plain(view.typed.button, BUTTON_TEXT),
+                "action_id": TYPED_ACTION,
+                "value": str(view.round_id),
+            }
+        )
     blocks = [
         _header(view.title),
         _section(escape(view.prompt)),
@@ -90,7 +100,7 @@ def reveal_message(view: RevealView) -> SlackMessage:
         f"`{bar(r.share)}` *{r.letter}* {r.count} ({r.share:.0%}){' ✅' if r.correct else ''}"
         for r in view.spread
     )
-    notes = [escape(view.summary)] + ([escape(view.fastest)] if view.fastest else [])
+    notes = [escape(line) for line in (view.summary, view.typed, view.fastest) if line]
     blocks = [
         _header(view.title),
         _section(escape(view.prompt)),
