@@ -808,9 +808,11 @@ class FakeDiscord:
         *,
         permissions: int = 0,
         guild: int = GUILD_ID,
+        who: Json | None = None,
     ) -> str:
         """Submit a modal the bot sent, its text inputs filled in and its selects chosen (a
-        list of values) (MODAL_SUBMIT, type 5); returns the interaction token."""
+        list of values) (MODAL_SUBMIT, type 5), as `who` (user 1 unless given); returns the
+        interaction token."""
 
         def inputs(component: Json) -> list[Json]:
             if component.get("type") == 4:
@@ -830,7 +832,7 @@ class FakeDiscord:
 
         rows = [submitted(i) for top in modal["components"] for i in inputs(top)]
         data = {"custom_id": modal["custom_id"], "components": rows}
-        payload = self._interaction(5, self.member(user(1), permissions), data, None, guild)
+        payload = self._interaction(5, self.member(who or user(1), permissions), data, None, guild)
         self.sent_at[str(payload["token"])] = time.monotonic()
         await self.send_event("INTERACTION_CREATE", payload)
         return str(payload["token"])

@@ -24,6 +24,7 @@ from adapters.discord.render import (
     review_token,
 )
 from adapters.discord.reporting import report_button
+from adapters.discord.typed import typed_button
 from bot.views import NoticeView, QuestionView, ReviewResult, ReviewView
 
 
@@ -50,6 +51,10 @@ class ClickHandler(Protocol):
 
     async def on_report(self, interaction: discord.Interaction, custom_id: str) -> None:
         """The Report control under a verdict: opens the report's modal."""
+        ...
+
+    async def on_typed(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """Type it beside a generated question: opens the modal to type the number in."""
         ...
 
 
@@ -80,10 +85,13 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
 
 
 def answer_buttons(view: QuestionView) -> discord.ui.View:
-    """One row of letter buttons. timeout=None: the round, not the process, decides when to stop."""
+    """One row of letter buttons, and Type it when the answer is a number (its click is routed
+    by clicks.py). timeout=None: the round, not the process, decides when to stop."""
     buttons = discord.ui.View(timeout=None)
     for label, custom_id in question_button_specs(view):
         buttons.add_item(AnswerButton(custom_id, label))
+    if view.typed is not None:
+        buttons.add_item(typed_button(view.typed.button, view.round_id))
     return buttons
 
 

@@ -22,6 +22,7 @@ from adapters.discord.buttons import review_buttons
 from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import feedback_embed, reply_embed, review_embed
 from adapters.discord.reporting import ReportModal, report_view, reported
+from adapters.discord.typed import TypedModal, typed_round
 from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
@@ -31,7 +32,7 @@ from bot.commands import POSTING_COMMANDS, Command, Context, Reply, accept
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
 from bot.quiz import Quiz
-from bot.views import NoticeView, ReviewView
+from bot.views import Feedback, NoticeView, ReviewView
 
 PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
@@ -181,6 +182,47 @@ class Handler:
         async with apologise_on_error("a report click", lambda: self._fail(interaction, "en")):
             modal = ReportModal(self.quiz, *found, user_ref(interaction), self._reply)
             await interaction.response.send_modal(modal)
+
+    async def on_typed(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """Type it: the modal opens at once (the interaction's answer) unless the round is over
+        or unknown, which is said privately; what it sends goes to `typed_submitted`."""
+        round_id = typed_round(custom_id)
+        if round_id is None:
+            await self.on_invalid_click(interaction)
+            return
+        async with apologise_on_error("a Type it click", lambda: self._fail(interaction, "en")):
+            form = await self.quiz.typed.form(round_id, user_ref(interaction))
+            if isinstance(form, Feedback):
+                await interaction.response.send_message(
+                    embed=feedback_embed(form), ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
+                return
+            await interaction.response.send_modal(TypedModal(form, round_id, self.typed_submitted))
+
+    async def typed_submitted(
+        self, interaction: discord.Interaction, round_id: int, text: str
+    ) -> None:
+        """The number typed in the modal: graded and recorded (committed), then answered
+        ephemerally with the verdict; what is no number counts nothing and says how to type."""
+        if not self.gate.enter():
+            return
+        try:
+            async with apologise_on_error(
+                f"a typed answer to round {round_id}", lambda: self._fail(interaction, "en")
+            ):
+                who = user_ref(interaction)
+                feedback = await self.metrics.answer(
+                    PLATFORM, lambda: self.quiz.typed.answer(round_id, who, text)
+                )
+                report = report_view(feedback.lang, feedback.question_id)
+                await interaction.response.send_message(
+                    embed=feedback_embed(feedback),
+                    view=report if feedback.question_id else discord.utils.MISSING,
+                    ephemeral=True,
+                    allowed_mentions=NO_MENTIONS,
+                )
+        finally:
+            self.gate.leave()
 
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:
         """A button under our prefix that isn't a round and an option."""

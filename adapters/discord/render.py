@@ -49,6 +49,7 @@ ANSWER_ID = re.compile(r"zq:a:([0-9]{1,18}):([0-9]{1,2})")
 REVIEW_PREFIX = "zqr:"
 REVIEW_TEMPLATE = r"zqr:(?s:.*)"
 REPORT_PREFIX = "zqp:"  # the Report control under a verdict: the language, then the question
+TYPED_PREFIX = "zqt:"  # Type it, beside a generated question's letters: then the round
 CUSTOM_ID_MAX = 100
 
 
@@ -118,7 +119,8 @@ def reveal_embed(view: RevealView) -> discord.Embed:
     )
     embed.add_field(name=view.spread_label, value=spread, inline=False)
     add_mistake(embed, view.mistake)
-    footer = "\n".join(line for line in (view.summary, view.fastest, view.streaks) if line)
+    lines = (view.summary, view.typed, view.fastest, view.streaks)
+    footer = "\n".join(line for line in lines if line)
     embed.set_footer(text=clip(footer, FOOTER_MAX))
     return embed
 
