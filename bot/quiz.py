@@ -267,11 +267,11 @@ class Quiz:
         return await self.reviews.start(user, flt, lang)
 
     async def review_click(
-        self, user: UserRef, token: str
+        self, user: UserRef, token: str, typed: str | None = None
     ) -> ReviewView | ReviewResult | NoticeView | None:
-        """A review or drill button: its answer, the next card, or the end (None: not ours)."""
-        drilled = await self.drills.click(user, token)
-        return drilled if drilled is not None else await self.reviews.click(user, token)
+        """A review or drill button's answer (or the card's `typed` number), next card or end."""
+        drilled = await self.drills.click(user, token, typed)
+        return drilled if drilled is not None else await self.reviews.click(user, token, typed)
 
     async def start_drill(self, user: UserRef, flt: Filter, lang: Lang) -> ReviewView | NoticeView:
         """The person's missed questions, privately, one at a time (bot/drills.py)."""

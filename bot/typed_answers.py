@@ -9,6 +9,7 @@ from __future__ import annotations
 from bot import presenter
 from bot.i18n import t
 from bot.model import UserRef
+from bot.reviewing import decode
 from bot.rounds import POINTS_PER_CORRECT, Rounds
 from bot.typed import form, grade, invalid
 from bot.views import Feedback, TypedForm
@@ -30,6 +31,16 @@ class TypedAnswers:
         if not row.is_open(self.rounds.now()):  # as it was cached: the database decides later
             return Feedback("closed", row.lang, t(row.lang, "feedback_closed"))
         return form(question.number, row.lang)
+
+    async def card_form(self, token: str) -> TypedForm | None:
+        """The form to type the number of a review or drill card in (`token`: one of its answer
+        buttons'; Quiz.review_click takes what is typed); None when it takes no number."""
+        click = decode(token)
+        if click is None or click.kind not in ("a", "b"):
+            return None
+        question = await self.rounds.library.get(click.question_id)
+        number = question.number if question is not None else None
+        return form(number, click.lang) if number is not None else None
 
     async def answer(self, round_id: int, user: UserRef, text: str) -> Feedback:
         """Grade and record what the person typed; returns once committed. Text that is no

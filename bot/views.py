@@ -249,6 +249,7 @@ class ReviewView:
     due_line: str  # how many cards are due (this one included)
     due: int
     buttons: tuple[ReviewButton, ...]  # one per option, in display order
+    typed: TypedForm | None = None  # the answer is a number: Type it sends `buttons[0]`'s token
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,8 @@ def review_buttons(view: ReviewView | ReviewResult | NoticeView) -> discord.ui.V
     buttons = discord.ui.View(timeout=None)
     for label, custom_id in specs:
         buttons.add_item(ReviewButton(custom_id, label))
+    if isinstance(view, ReviewView) and view.typed is not None and view.buttons:
+        buttons.add_item(typed_button(view.typed.button, view.buttons[0].token))
     if isinstance(view, ReviewResult):  # a verdict: the Report control beside Next and Stop
         buttons.add_item(report_button(view.lang, view.question_id))
     return buttons

@@ -12,6 +12,7 @@ Send Messages, so the pre-check asks for that one there.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 
@@ -22,7 +23,7 @@ from adapters.discord.buttons import review_buttons
 from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import feedback_embed, reply_embed, review_embed
 from adapters.discord.reporting import ReportModal, report_view, reported
-from adapters.discord.typed import TypedModal, typed_round
+from adapters.discord.typed import TypedModal, typed_target
 from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
@@ -185,22 +186,52 @@ class Handler:
 
     async def on_typed(self, interaction: discord.Interaction, custom_id: str) -> None:
         """Type it: the modal opens at once (the interaction's answer) unless the round is over
-        or unknown, which is said privately; what it sends goes to `typed_submitted`."""
-        round_id = typed_round(custom_id)
-        if round_id is None:
+        or unknown, which is said privately; what it sends goes to `typed_submitted` (a round's)
+        or `card_typed` (a review or drill card's)."""
+        target = typed_target(custom_id)
+        if target is None:
             await self.on_invalid_click(interaction)
             return
         async with apologise_on_error("a Type it click", lambda: self._fail(interaction, "en")):
-            form = await self.quiz.typed.form(round_id, user_ref(interaction))
+            if isinstance(target, int):
+                form = await self.quiz.typed.form(target, user_ref(interaction))
+                submit = functools.partial(self.typed_submitted, target)
+            else:
+                invalid = Feedback("unknown", "en", t("en", "button_invalid"))
+                form = await self.quiz.typed.card_form(target) or invalid
+                submit = functools.partial(self.card_typed, target)
             if isinstance(form, Feedback):
                 await interaction.response.send_message(
                     embed=feedback_embed(form), ephemeral=True, allowed_mentions=NO_MENTIONS
                 )
                 return
-            await interaction.response.send_modal(TypedModal(form, round_id, self.typed_submitted))
+            await interaction.response.send_modal(TypedModal(form, submit))
+
+    async def card_typed(self, token: str, interaction: discord.Interaction, text: str) -> None:
+        """A review or drill card's number: the card rescheduled (committed), then the next
+        step replaces the card (UPDATE_MESSAGE); what is no number leaves it as it is."""
+        if not self.gate.enter():
+            return
+        try:
+            async with apologise_on_error(
+                "a typed review answer", lambda: self._fail(interaction, "en")
+            ):
+                who = user_ref(interaction)
+                step = await self.metrics.review(
+                    PLATFORM, token, lambda: self.quiz.review_click(who, token, typed=text)
+                )
+                if step is None or (isinstance(step, NoticeView) and not step.ok):
+                    invalid = NoticeView("en", t("en", "button_invalid"), ok=False)
+                    await self._reply(interaction, step or invalid)
+                    return
+                await interaction.response.edit_message(
+                    embed=review_embed(step), view=review_buttons(step)
+                )
+        finally:
+            self.gate.leave()
 
     async def typed_submitted(
-        self, interaction: discord.Interaction, round_id: int, text: str
+        self, round_id: int, interaction: discord.Interaction, text: str
     ) -> None:
         """The number typed in the modal: graded and recorded (committed), then answered
         ephemerally with the verdict; what is no number counts nothing and says how to type."""

@@ -109,7 +109,9 @@ class SlackHandlers:
         self._tasks: set[asyncio.Task[None]] = set()
         self.packs = SlackPacks(quiz, users, self._reply)  # the pack forms (modals)
         self.reports = SlackReports(quiz, users, self._reply)  # the Report control's form
-        self.typed = SlackTyped(quiz, users, metrics, self._reply, self._later)  # Type it's form
+        self.typed = SlackTyped(  # Type it's form
+            quiz, users, metrics, self._reply, self._later, self.show_review
+        )
         self.export = SlackExport(users, self._reply)  # `pack export`: the YAML in parts
         users.store_names(self._store_names, lambda: inflight.below(QUIET))
 
@@ -289,20 +291,27 @@ class SlackHandlers:
     ) -> None:
         """The review's next step, where the click came from; then the click's slot is free."""
         try:
-            if step is None:
-                if not click.home:
-                    await self._invalid_button(click)
-            elif not click.home:
-                await self.replies.send(click.response_url, review_message(step), replace=True)
-            elif isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
-                await self._home(click.team, click.user)
-            elif isinstance(step, ReviewResult) and not step.buttons:  # the last card due
-                await self._home(click.team, click.user, after=step)
-            else:
-                page = {"type": "home", "blocks": review_message(step).blocks}
-                await self._publish(click.team, click.user, page)
+            await self.show_review(click, step)
         finally:
             self._slots.release()
+
+    async def show_review(
+        self, click: Click, step: ReviewView | ReviewResult | NoticeView | None
+    ) -> None:
+        """A review's next step where its click (or its typed number's form) came from: in
+        place of the private message, or on the Home tab."""
+        if step is None:
+            if not click.home:
+                await self._invalid_button(click)
+        elif not click.home:
+            await self.replies.send(click.response_url, review_message(step), replace=True)
+        elif isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
+            await self._home(click.team, click.user)
+        elif isinstance(step, ReviewResult) and not step.buttons:  # the last card due
+            await self._home(click.team, click.user, after=step)
+        else:
+            page = {"type": "home", "blocks": review_message(step).blocks}
+            await self._publish(click.team, click.user, page)
 
     async def on_home(self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
         """Someone opened the app's Home tab: publish their page, fresh (it is drawn only when

@@ -73,14 +73,7 @@ def question_message(view: QuestionView) -> SlackMessage:
         for i, o in enumerate(view.options)
     ]
     if view.typed is not None:  # the answer is a number: it may be typed (adapters/slack/typed.py)
-        buttons.append(
-            {
-                "type": "button",
-                "text": _plain(view.typed.button, BUTTON_TEXT),
-                "action_id": TYPED_ACTION,
-                "value": str(view.round_id),
-            }
-        )
+        buttons.append(_typed_button(view.typed.button, str(view.round_id)))
     blocks = [
         _header(view.title),
         _section(escape(view.prompt)),
@@ -200,11 +193,23 @@ def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage
         fallback = _fallback(view.title, view.headline)
     if view.buttons or isinstance(view, ReviewResult):
         elements = [_review_button(b) for b in view.buttons]
+        if isinstance(view, ReviewView) and view.typed is not None and view.buttons:
+            elements.append(_typed_button(view.typed.button, view.buttons[0].token))
         if isinstance(view, ReviewResult):
             elements.append(_report_button(view.lang, view.question_id))
         blocks.append({"type": "actions", "block_id": "zqr_review", "elements": elements})
     blocks.append(_context(*notes))
     return SlackMessage(fallback, blocks)
+
+
+def _typed_button(label: str, value: str) -> Block:
+    """Type it: a round's id, or a review or drill card's answer token (adapters/slack/typed.py)."""
+    return {
+        "type": "button",
+        "text": _plain(label, BUTTON_TEXT),
+        "action_id": TYPED_ACTION,
+        "value": value,
+    }
 
 
 def _review_button(button: ReviewButton) -> Block:

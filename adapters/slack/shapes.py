@@ -292,7 +292,10 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
     if channel is not None and (not isinstance(channel, dict) or not _slack_id(channel.get("id"))):
         return Malformed(kind, "channel is not an object with an ID")
     url = _url(body.get("response_url"))
-    home = _home_view(body) if REVIEW_ACTION.match(action_id) else False
+    # Review buttons, and a review card's Type it, live in the Home tab too.
+    home = (
+        _home_view(body) if REVIEW_ACTION.match(action_id) or action_id == TYPED_ACTION else False
+    )
     if url is None and not home:
         return Malformed(kind, "response_url is missing or not a URL")
     handles = (_text(user.get(key), MAX_NAME) for key in ("name", "username"))

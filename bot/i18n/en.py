@@ -394,4 +394,5 @@ MESSAGES: dict[str, str] = {
     "reveal_typed": "⌨️ {typed} typed the number, {right} of them right",
     "term_prompt_typed": "Your answer ({letters}, or type the number): ",
     "term_hint_typed": "Type one of the letters {letters}, a number like {example}, or a command such as /help.",
+    "term_review_prompt_typed": "Your answer ({letters}, or type the number), or q to stop: ",
 }

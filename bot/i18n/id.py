@@ -399,4 +399,5 @@ MESSAGES: dict[str, str] = {
     "reveal_typed": "⌨️ {typed} orang mengetik angkanya, {right} di antaranya benar",
     "term_prompt_typed": "Jawabanmu ({letters}, atau ketik angkanya): ",
     "term_hint_typed": "Ketik salah satu huruf {letters}, angka seperti {example}, atau perintah seperti /help.",
+    "term_review_prompt_typed": "Jawabanmu ({letters}, atau ketik angkanya), atau q untuk berhenti: ",
 }

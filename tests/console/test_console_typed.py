@@ -60,3 +60,17 @@ def test_indonesian_reads_the_decimal_comma(tmp_path: Path) -> None:
     out = play_typed(tmp_path, "id", "1,875\n")
     assert "Jawabanmu (A/B/C/D, atau ketik angkanya): " in out
     assert "✅ Benar! Kamu mengetik 1,875." in out
+
+
+def test_a_drill_card_takes_the_number_typed(tmp_path: Path) -> None:
+    play_typed(tmp_path, "en", "120\n")  # a named mistake: missed
+    questions = str(tmp_path / "fixed.yaml")
+    env = {"ZEROQUIZ_DB": str(tmp_path / "q.db"), "PATH": "/usr/bin:/bin"}
+    args = ["drill", "--questions", questions, "--no-bundled"]
+    drilled = run_zeroquiz(args, tmp_path, env, "lots\n1,88 gb\n")
+    assert drilled.returncode == 0, drilled.stderr
+    out = drilled.stdout.replace("\n   ", " ")
+    assert "Your answer (A/B/C/D, or type the number), or q to stop: " in out
+    assert "That isn't a number: type a number like 3.14 GB." in out  # the card is asked again
+    assert "✅ Correct! You typed 1,88 gb." in out
+    assert "Drill over: 0 missed question(s) left" in out

@@ -16,11 +16,14 @@ from test_bank_templates import VALID, line_of, problems_of
 
 from bot.bank import Bank, load_bank
 from bot.bank.numbers import format_amount, format_number, parse_tolerance, read_number, rounded
+from bot.clock import FakeClock
 from bot.model import LANGS, Lang, Question, Tolerance
 from bot.presenter import display_order, question_view
 from bot.quiz import Quiz
+from bot.reviewing import Click, encode
+from bot.topics import NO_FILTER
 from bot.typed import example, grade
-from bot.views import Feedback
+from bot.views import Feedback, NoticeView, ReviewResult, ReviewView
 
 BUNDLED = load_bank()
 OFFLOAD = "gen-offload-gpu"
@@ -238,3 +241,44 @@ async def test_only_a_generated_question_offers_typing(quiz: Quiz) -> None:
     assert view.typed is None  # no Type it button
     assert (await quiz.typed.answer(10**9, player(1), "3")).status == "unknown"
     assert isinstance(await quiz.typed.form(10**9, player(1)), Feedback)
+
+
+async def test_a_review_card_and_a_drill_card_take_the_number_typed(
+    quiz: Quiz, bank: Bank, clock: FakeClock
+) -> None:
+    view = await quiz.start_round(CHANNEL)
+    assert view is not None
+    question = bank.get(view.question_id)
+    assert question is not None and question.number is not None
+    missed = await quiz.typed.answer(view.round_id, player(1), str(question.number.value * 9.1))
+    assert missed.status == "wrong"  # a number no option gives: a miss all the same
+    await quiz.close_round(view.round_id, "admin")
+
+    drill = await quiz.start_drill(player(1), NO_FILTER, "en")
+    assert isinstance(drill, ReviewView) and drill.question_id == question.id
+    assert drill.typed is not None and drill.typed.button == "Type it"
+    token = drill.buttons[0].token  # any answer button's: the card, whatever its option
+    refused = await quiz.review_click(player(1), token, typed="lots")
+    assert isinstance(refused, NoticeView) and not refused.ok
+    assert "type a number like" in refused.text
+    key = question.options[question.answer].en
+    right = await quiz.review_click(player(1), token, typed=key)
+    assert isinstance(right, ReviewResult) and right.correct and right.rescheduled
+    assert right.headline.startswith(f"✅ Correct! You typed {key}.")
+    assert right.explanation == question.explanation.en
+    assert isinstance(await quiz.start_drill(player(1), NO_FILTER, "en"), NoticeView)  # left
+
+    await clock.advance(40 * 24 * 3600)  # the card is due again
+    card = await quiz.start_review(player(1), NO_FILTER, "en")
+    assert isinstance(card, ReviewView) and card.typed is not None
+    mistaken = next(o for o in range(len(question.options)) if question.reason(o) is not None)
+    number = question.options[mistaken].en
+    wrong = await quiz.review_click(player(1), card.buttons[0].token, typed=number)
+    assert isinstance(wrong, ReviewResult) and not wrong.correct and wrong.rescheduled
+    reason = question.reason(mistaken)
+    assert wrong.mistake is not None and reason is not None
+    assert (wrong.mistake.label, wrong.mistake.text) == (f"Why {number} is not right", reason.en)
+    again = await quiz.review_click(player(1), card.buttons[0].token, typed=key)
+    assert isinstance(again, ReviewResult) and not again.rescheduled  # the same card: once
+    next_token = encode(Click("n", "en", NO_FILTER))
+    assert await quiz.review_click(player(1), next_token, typed=key) is None  # only an answer

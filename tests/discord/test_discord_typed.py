@@ -101,3 +101,46 @@ async def test_a_typed_number_counts_once_and_the_reveal_counts_it(
     late = await fake_discord.click(mid, type_it, user(4))  # a copy still showing the button
     await fake_discord.wait_for(lambda: fake_discord.responses.get(late))
     assert "This question is closed" in text_of(await fake_discord.reply_to(late))
+
+
+async def test_a_drill_card_takes_the_number_typed(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    bot = await bots.start()
+    await fake_discord.reply_to(await fake_discord.slash("question"))
+    mid = fake_discord.posted[-1]
+    row = await latest_round(bot)
+    question = bot.runtime.quiz.bank.get(row.question_id)
+    assert question is not None
+    missed = await typed(
+        fake_discord, mid, custom_ids(fake_discord.messages[mid])[-1], user(1), "9"
+    )
+    assert text_of(missed).startswith("❌ Not quite: you typed 9.")
+    await fake_discord.reply_to(await fake_discord.slash("close", permissions=MANAGE_GUILD))
+
+    drill = await fake_discord.slash("drill")
+    card = await fake_discord.reply_to(drill)
+    assert card["flags"] & EPHEMERAL
+    card_id = fake_discord.response_ids[drill]
+    type_it = custom_ids(fake_discord.messages[card_id])[-1]
+    assert type_it.startswith("zqt:b")  # the card's answer token (a drill's)
+    clicked = await fake_discord.click(card_id, type_it, user(1))
+    await fake_discord.wait_for(lambda: fake_discord.responses.get(clicked))
+    modal = fake_discord.modal_of(clicked)
+    refused = await fake_discord.reply_to(
+        await fake_discord.submit_modal(modal, {"number": "lots"}, clicked=clicked)
+    )
+    assert "type a number like" in text_of(refused)  # a new private reply: the card stays
+    assert custom_ids(fake_discord.messages[card_id])[-1] == type_it
+
+    key_text = question.options[question.answer].en
+    clicked = await fake_discord.click(card_id, type_it, user(1))  # the modal closed: again
+    await fake_discord.wait_for(lambda: fake_discord.responses.get(clicked))
+    modal = fake_discord.modal_of(clicked)
+    submitted = await fake_discord.submit_modal(modal, {"number": key_text}, clicked=clicked)
+    await fake_discord.wait_for(lambda: fake_discord.responses.get(submitted))
+    [response] = fake_discord.responses[submitted]
+    assert response["type"] == 7  # UPDATE_MESSAGE: the card becomes its verdict
+    verdict = fake_discord.messages[card_id]
+    assert f"\n\n✅ Correct! You typed {key_text}. The answer is" in text_of(verdict)
+    assert "Drill over: 0 missed" in verdict["embeds"][0]["footer"]["text"]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fake_slack import FakeSlack, SlackHarness, block_problems, shown
-from test_slack_review import buttons
+from test_slack_review import buttons, open_home, press
 
 from bot.bank import Bank, load_bank
 from bot.clock import FakeClock
@@ -113,3 +113,47 @@ async def test_type_it_on_a_closed_question_opens_no_form(
     assert status == 200
     assert "This question is closed" in shown((await fake.reply(key))["blocks"])
     assert fake.modals == []
+
+
+async def test_a_drill_card_and_a_review_card_at_home_take_the_number_typed(
+    slack: SlackHarness, fake: FakeSlack, clock: FakeClock, bank: Bank
+) -> None:
+    await slack.ask("question")
+    _, message = slack.question()
+    row = await slack.runtime.quiz.round_row(int(buttons(message)["A"]["value"].split(":")[0]))
+    assert row is not None
+    question = bank.get(row.question_id)
+    assert question is not None
+    key_text = question.options[question.answer].en
+    form, key = await open_form(slack, fake, "U1")
+    assert (await slack.submit(form, {"number": "99999"}, user="U1"))[1] == {}
+    assert "❌ Not quite: you typed 99999." in shown((await fake.reply(key))["blocks"])
+    await slack.ask("close", user="UADMIN")
+
+    card = await slack.ask("drill", user="U1")  # the miss, privately, with Type it
+    assert block_problems(card["blocks"]) == [] and TYPE_IT in buttons(card)
+    opened = len(fake.modals)
+    status, reply_key = await press(slack, card, TYPE_IT)
+    assert status == 200
+    await fake.wait_until(lambda: len(fake.modals) > opened, "the card's Type it form")
+    status, refused = await slack.submit(fake.modals[-1], {"number": "lots"}, user="U1")
+    assert "type a number like" in refused["errors"]["number"]  # the card is unchanged
+    status, closed = await slack.submit(fake.modals[-1], {"number": key_text}, user="U1")
+    assert status == 200 and closed == {}
+    verdict = await fake.reply(reply_key)
+    assert verdict["replace_original"] is True and block_problems(verdict["blocks"]) == []
+    text = shown(verdict["blocks"])
+    assert f"✅ Correct! You typed {key_text}." in text and "Drill over: 0 missed" in text
+
+    await clock.advance(60 * 24 * 3600)  # due again: reviewed from the Home tab
+    page = await open_home(slack, fake)
+    assert (await press(slack, page, "Review now", home=True))[0] == 200
+    await fake.wait_until(lambda: len(fake.calls_to("views.publish")) == 2, "the card at home")
+    home_card = fake.homes["U1"]
+    opened = len(fake.modals)
+    assert (await press(slack, home_card, TYPE_IT, home=True))[0] == 200
+    await fake.wait_until(lambda: len(fake.modals) > opened, "the Home card's form")
+    status, closed = await slack.submit(fake.modals[-1], {"number": key_text}, user="U1")
+    assert status == 200 and closed == {}
+    await fake.wait_until(lambda: len(fake.calls_to("views.publish")) == 3, "the verdict at home")
+    assert f"✅ Correct! You typed {key_text}." in shown(fake.homes["U1"]["blocks"])
