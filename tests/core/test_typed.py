@@ -17,7 +17,7 @@ from test_bank_templates import VALID, line_of, problems_of
 from bot.bank import Bank, load_bank
 from bot.bank.numbers import format_amount, format_number, parse_tolerance, read_number, rounded
 from bot.clock import FakeClock
-from bot.model import LANGS, Lang, Question, Tolerance
+from bot.model import LANGS, Lang, Question, TeamRef, Tolerance
 from bot.presenter import display_order, question_view
 from bot.quiz import Quiz
 from bot.reviewing import Click, encode
@@ -218,6 +218,11 @@ async def test_a_typed_answer_counts_once_and_the_reveal_counts_it(
     spread = {r.letter: r.count for r in reveal.spread}
     assert spread[reveal.correct_letter] == 2  # the typed key counts as the key's option
     assert spread["ABCD"[order.index(mistaken)]] == 1  # the typed mistake as its option
+    rows = await quiz.results.rows(TeamRef("test", "T1"), "all")  # a teacher's records
+    assert [(r.user, r.typed, r.correct) for r in rows] == [
+        ("U1", key.lower(), True), ("U2", typed, False), ("U3", "", True)
+    ]  # fmt: skip
+    assert rows[1].option == question.options[mistaken].en  # the option the number is
 
 
 async def test_a_typed_answer_in_indonesian_reads_the_decimal_comma(quiz: Quiz, bank: Bank) -> None:
