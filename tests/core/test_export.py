@@ -93,7 +93,7 @@ def test_a_team_template_with_a_range_and_cases_round_trips(tmp_path: Path) -> N
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout == "OK: 0 questions and 1 templates in 1 file(s), all valid\n"
     assert_same_bank(load_bank([exported]), load_bank([team]))  # the tolerance too
-    assert 'tolerance: 2.5%' in text
+    assert "tolerance: 2.5%" in text
     # The range is written as the range it was, so the file stays as short as the author's.
     assert "from: 4" in text and "to: 64" in text and "step: 4" in text
 
