@@ -40,27 +40,33 @@ class Drills:
         return self._show(user, missed[0], 1, min(len(missed), DRILL_MAX), flt, lang)
 
     async def click(
-        self, user: UserRef, token: str
+        self, user: UserRef, token: str, typed: str | None = None
     ) -> ReviewView | ReviewResult | NoticeView | None:
-        """A drill's answer or Next; None for any other token (a review's, a foreign one)."""
+        """A drill's answer (a letter, or the number `typed`) or Next; None for any other token
+        (a review's, a foreign one)."""
         click = decode(token)
-        if click is None or click.kind not in ("b", "m"):
+        kinds = ("b", "m") if typed is None else ("b",)  # a number answers a card
+        if click is None or click.kind not in kinds:
             return None
         if click.kind == "m":
             return await self._next(user, click)
-        return await self._answer(user, click)
+        return await self._answer(user, click, typed)
 
-    async def _answer(self, user: UserRef, click: Click) -> ReviewResult | NoticeView:
+    async def _answer(
+        self, user: UserRef, click: Click, typed: str | None
+    ) -> ReviewResult | NoticeView:
         lang = click.lang
-        done = await reschedule(self._store, self._library, self._clock, user, click, early=True)
+        done = await reschedule(
+            self._store, self._library, self._clock, user, click, early=True, typed=typed
+        )
         if isinstance(done, NoticeView):
             return done
-        question, rescheduled = done
+        question, rescheduled, graded = done
         missed = await self._missed(user, click.flt)  # one read for both counts
         ahead = min(len(_older(missed, click)), max(DRILL_MAX - click.count, 0))
         left = len(missed)
         footer = t(lang, "drill_ahead", count=ahead) if ahead else t(lang, "drill_done", left=left)
-        return result_view(user, question, click, rescheduled, ahead, footer)
+        return result_view(user, question, click, rescheduled, ahead, footer, typed=graded)
 
     async def _next(self, user: UserRef, click: Click) -> ReviewView | NoticeView:
         missed = await self._missed(user, click.flt)

@@ -97,6 +97,9 @@ def template_entry(t: Template) -> Data:
         out["values"] = {name: formula.text for name, formula in t.values}
     if t.chart is not None:
         out["chart"] = memchart.STAGES[t.chart]
+    if t.tolerance is not None:  # as written: "2%", or the amount in the unit
+        amount = t.tolerance.amount
+        out["tolerance"] = f"{amount * 100:g}%" if t.tolerance.relative else f"{amount:g}"
     return out | {
         "answer": t.answer.text,
         "distractors": [_distractor(d) for d in t.distractors],

@@ -43,6 +43,27 @@ class MemoryChart:
 
 
 @dataclass(frozen=True)
+class Tolerance:
+    """How far a typed number may be from the answer and still be right, as a template states it:
+    an amount in the question's unit, or a fraction of the answer (`relative`, from "2%")."""
+
+    amount: float
+    relative: bool = False
+
+
+@dataclass(frozen=True)
+class Numeric:
+    """A generated question's answer as a number, so that it can be typed (bot/typed.py): the
+    exact value and unit, the template's tolerance (None: the one the shown rounding implies),
+    and what each named mistake gives: (value, the option it shows as in file order or -1, why)."""
+
+    value: float
+    unit: str
+    tolerance: Tolerance | None = None
+    mistakes: tuple[tuple[float, int, Text | None], ...] = ()
+
+
+@dataclass(frozen=True)
 class Question:
     id: str
     prompt: Text
@@ -57,6 +78,7 @@ class Question:
     # Why each option is wrong, in file order (None for the key, whose reason is the explanation,
     # and for an option a team pack gave no reason); empty when no option has one.
     reasons: tuple[Text | None, ...] = ()
+    number: Numeric | None = None  # generated questions: the answer may be typed as a number
 
     def reason(self, option: int) -> Text | None:
         """Why this option (an index in file order) is wrong; None for the key or when not given."""

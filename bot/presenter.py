@@ -9,9 +9,10 @@ from typing import Literal
 
 from bot.charts import question_chart
 from bot.i18n import t
-from bot.model import LETTERS, Lang, Question
+from bot.model import LETTERS, Lang, Question, Text
 from bot.shuffle import permutation
 from bot.storage.records import RoundRecord
+from bot.typed import form as typed_form
 from bot.views import (
     Feedback,
     HomeView,
@@ -61,6 +62,7 @@ def question_view(row: RoundRecord, question: Question, answer_count: int) -> Qu
         closes_at=row.deadline_at,
         answer_count=answer_count,
         hint=t(lang, "pick_letter"),
+        typed=typed_form(question.number, lang) if question.number else None,
     )
 
 
@@ -140,13 +142,45 @@ feedback_view: Callable[[Lang, Question, tuple[int, ...], int, FeedbackStatus, i
 )
 
 
+def typed_feedback(
+    lang: Lang,
+    question: Question,
+    order: tuple[int, ...],
+    typed: str,
+    status: FeedbackStatus,
+    points: int = 0,
+    why: Text | None = None,
+) -> Feedback:
+    """The private reply to a typed answer (bot/typed.py): a click's, saying what was typed and,
+    for a named mistake, why that number is wrong."""
+    right = LETTERS[order.index(question.answer)]
+    text = question.options[question.answer].get(lang)
+    headline = t(lang, f"typed_{status}", typed=typed, letter=right, text=text)
+    mistake = Mistake(t(lang, "why_typed", typed=typed), why.get(lang)) if why else None
+    return Feedback(
+        status=status,
+        lang=lang,
+        headline=headline,
+        correct_letter=right,
+        explanation=question.explanation.get(lang),
+        why_label=t(lang, "why"),
+        points=points,
+        chart=question_chart(question.chart, lang),
+        mistake=mistake,
+        question_id=question.id,
+    )
+
+
 def reveal_view(
     row: RoundRecord,
     question: Question,
     counts: dict[int, int],
     fastest: tuple[str, int] | None,
     streaks: list[tuple[str, int]] | None = None,
+    typed: tuple[int, int] = (0, 0),
 ) -> RevealView:
+    """`counts` per option in file order (a typed number that is no option's: -1); `typed`: the
+    answers typed, and how many of those were right."""
     lang = row.lang
     order = display_order(row, question)
     total = sum(counts.values())
@@ -203,6 +237,7 @@ def reveal_view(
             if common is not None
             else None
         ),
+        typed=t(lang, "reveal_typed", typed=typed[0], right=typed[1]) if typed[0] else None,
     )
 
 

@@ -34,6 +34,7 @@ from bot.runs import Runs
 from bot.storage import CloseReason, RoundRecord, Store
 from bot.teampacks import Added, TeamPacks
 from bot.topics import NO_FILTER, Filter
+from bot.typed_answers import TypedAnswers
 from bot.views import (
     Feedback,
     HomeView,
@@ -93,6 +94,7 @@ class Quiz:
         self.reviews = reviews  # the personal review
         self.drills = drills or Drills(store, library, clock)  # the person's missed questions
         self.reports = reports or Reports(store, library, clock)  # questions players flagged
+        self.typed = TypedAnswers(rounds)  # a generated question's number, typed
         self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
         self._insights = insights or Insights(store, bank, clock)  # what the answers show
@@ -269,12 +271,11 @@ class Quiz:
         return await self.reviews.start(user, flt, lang)
 
     async def review_click(
-        self, user: UserRef, token: str
+        self, user: UserRef, token: str, typed: str | None = None
     ) -> ReviewView | ReviewResult | NoticeView | None:
-        """A review or drill button: its answer, the next card, or the end; None for a foreign
-        token."""
-        drilled = await self.drills.click(user, token)
-        return drilled if drilled is not None else await self.reviews.click(user, token)
+        """A review or drill button's answer (or the card's `typed` number), next card or end."""
+        drilled = await self.drills.click(user, token, typed)
+        return drilled if drilled is not None else await self.reviews.click(user, token, typed)
 
     async def start_drill(self, user: UserRef, flt: Filter, lang: Lang) -> ReviewView | NoticeView:
         """The person's missed questions, privately, one at a time (bot/drills.py)."""
@@ -430,8 +431,7 @@ class Quiz:
     async def insights(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None = None
     ) -> InsightsView:
-        """What the team's answers show, for admins (bot/insights.py), and the questions the
-        players reported (bot/reports.py)."""
+        """What the team's answers show admins (bot/insights.py), and what players reported."""
         view = await self._insights.view(team, period, lang, topic)
         reported = await self.reports.by_question(team, lang)
         return replace(view, reported_title=t(lang, "insights_reported"), reported=reported)

@@ -34,7 +34,8 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 @dataclass(frozen=True)
 class ResultRow:
     """One answer as a teacher reads it. `letter` is the one the channel saw (the round's
-    shuffle); topic, level and option are blank when the question is no longer known."""
+    shuffle); topic, level and option are blank when the question is no longer known; `typed`
+    is what the person typed for a generated question's number ("" for a click)."""
 
     answered_at: str  # UTC, ISO 8601
     user: str
@@ -47,6 +48,7 @@ class ResultRow:
     option: str
     correct: bool
     points: int
+    typed: str = ""
 
 
 class Results:
@@ -114,6 +116,7 @@ def _row(record: ResultRecord, question: Question | None) -> ResultRow:
         option=option,
         correct=record.correct,
         points=record.points,
+        typed=record.typed or "",
     )
 
 

@@ -96,13 +96,14 @@ class Reveals:
         if row is None:
             return None
         counts = await self.store.rounds.answer_counts(round_id)
+        typed = await self.store.rounds.typed_counts(round_id)
         fastest = await self.store.rounds.fastest_correct(round_id)
         history = await self.store.daily.history(row.channel_id) if row.kind == "daily" else []
         question = await self.library.get(row.question_id)
         if question is None:
             return None
         streaks = presenter.daily_streaks(history)
-        return row, presenter.reveal_view(row, question, counts, fastest, streaks)
+        return row, presenter.reveal_view(row, question, counts, fastest, streaks, typed)
 
     async def _mark(self, round_id: int) -> None:
         await self.store.rounds.mark_revealed(round_id, self.clock.now())

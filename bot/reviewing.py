@@ -24,7 +24,8 @@ from bot.presenter import mistake_for, option_lines, verdict_headline
 from bot.shuffle import permutation
 from bot.storage import CardState, Store
 from bot.topics import NO_FILTER, Filter, parse_level
-from bot.views import NoticeView, ReviewButton, ReviewResult, ReviewView
+from bot.typed import Graded, form, grade, invalid
+from bot.views import Mistake, NoticeView, ReviewButton, ReviewResult, ReviewView
 
 # Leaves room inside Discord's 100-character custom_id for an adapter's prefix, and in a direct
 # message (a reminder's review) for the server's id too (adapters/discord/render.py).
@@ -140,28 +141,36 @@ class Reviews:
         )
 
     async def click(
-        self, user: UserRef, token: str
+        self, user: UserRef, token: str, typed: str | None = None
     ) -> ReviewView | ReviewResult | NoticeView | None:
-        """A review button: its answer, the next card, or the end; None for a foreign token."""
+        """A review button: its answer, the next card, or the end; None for a foreign token.
+        `typed`: the number typed for the card whose answer token this is (see `reschedule`)."""
         click = decode(token)
-        if click is None or click.kind not in ("a", "n", "s"):
+        kinds = ("a", "n", "s") if typed is None else ("a",)  # a number answers a card
+        if click is None or click.kind not in kinds:
             return None
         if click.kind == "s":
             return NoticeView(click.lang, t(click.lang, "review_stopped"))
         if click.kind == "n":
             return await self.start(user, click.flt, click.lang)
-        return await self.answer(user, click)
+        return await self.answer(user, click, typed)
 
-    async def answer(self, user: UserRef, click: Click) -> ReviewResult | NoticeView:
+    async def answer(
+        self, user: UserRef, click: Click, typed: str | None = None
+    ) -> ReviewResult | NoticeView:
         lang = click.lang
-        done = await reschedule(self._store, self._library, self._clock, user, click, early=False)
+        done = await reschedule(
+            self._store, self._library, self._clock, user, click, early=False, typed=typed
+        )
         if isinstance(done, NoticeView):
             return done
-        question, rescheduled = done
+        question, rescheduled, graded = done
         due, upcoming = await self._due(user, click.flt)
         footer = t(lang, "review_left" if due else "review_done", count=len(due))
         next_due = None if due else upcoming
-        return result_view(user, question, click, rescheduled, len(due), footer, next_due=next_due)
+        return result_view(
+            user, question, click, rescheduled, len(due), footer, next_due=next_due, typed=graded
+        )
 
     async def _due(
         self, user: UserRef, flt: Filter
@@ -187,23 +196,36 @@ class Reviews:
 
 
 async def reschedule(
-    store: Store, library: Library, clock: Clock, user: UserRef, click: Click, *, early: bool
-) -> tuple[Question, bool] | NoticeView:
-    """The clicked card's question and whether this click rescheduled it (only while the card
-    still has the due time it was shown with: a second click changes nothing); a notice for a
-    button that names no question. `early`: a drill reviews a card before it is due."""
+    store: Store,
+    library: Library,
+    clock: Clock,
+    user: UserRef,
+    click: Click,
+    *,
+    early: bool,
+    typed: str | None = None,
+) -> tuple[Question, bool, Graded | None] | NoticeView:
+    """The clicked card's question, whether this click rescheduled it (only while the card
+    still has the due time it was shown with: a second click changes nothing) and, for a number
+    `typed` instead of a letter, how it was graded (bot/typed.py); a notice (not ok, nothing
+    changed, the card stays) for a button that names no question or a typed text that is no
+    number. `early`: a drill reviews a card before it is due."""
     question = await library.get(click.question_id)
     if question is None or not 0 <= click.option < len(question.options):
         return NoticeView(click.lang, t(click.lang, "button_invalid"), ok=False)
-    correct = click.option == question.answer
+    graded = grade(question, typed, click.lang) if typed is not None else None
+    if typed is not None and (graded is None or question.number is None):
+        words = invalid(question.number, click.lang) if question.number else ""
+        return NoticeView(click.lang, words or t(click.lang, "button_invalid"), ok=False)
+    correct = graded.correct if graded else click.option == question.answer
     now = clock.now()
 
     def rule(state: str) -> CardState:
         return review.next_card(state, correct, now)
 
     if not early and to_ms(now) < click.stamp:
-        return question, False
-    return question, await store.cards.review(user, question.id, click.stamp, rule)
+        return question, False, graded
+    return question, await store.cards.review(user, question.id, click.stamp, rule), graded
 
 
 def card_view(
@@ -239,6 +261,7 @@ def card_view(
         due_line=drill[2] if drill else t(lang, "review_due", count=due),
         due=due,
         buttons=buttons,
+        typed=form(question.number, lang) if question.number else None,
     )
 
 
@@ -251,13 +274,21 @@ def result_view(
     footer: str,
     *,
     next_due: datetime | None = None,
+    typed: Graded | None = None,
 ) -> ReviewResult:
-    """The verdict on a review answer, with the explanation; Next and Stop while cards remain
-    (a drill's Next goes on from the question it showed)."""
+    """The verdict on a review answer (a letter, or the number `typed`), with the explanation;
+    Next and Stop while cards remain (a drill's Next goes on from the question it showed)."""
     lang = click.lang
-    correct = click.option == question.answer
+    correct = typed.correct if typed else click.option == question.answer
     order = _order(user, question)
     headline = verdict_headline(lang, question, order, click.option)
+    mistake = mistake_for(lang, question, order, click.option)
+    if typed is not None:
+        key, text = LETTERS[order.index(question.answer)], question.options[question.answer]
+        status = "correct" if correct else "wrong"
+        headline = t(lang, f"typed_{status}", typed=typed.typed, letter=key, text=text.get(lang))
+        label = t(lang, "why_typed", typed=typed.typed)
+        mistake = Mistake(label, typed.why.get(lang)) if typed.why else None
     if not rescheduled:
         headline += " " + t(lang, "review_already")
     drill = click.kind == "b"
@@ -285,7 +316,7 @@ def result_view(
         buttons=buttons if remaining else (),
         next_due=next_due,
         chart=question_chart(question.chart, lang),
-        mistake=mistake_for(lang, question, order, click.option),
+        mistake=mistake,
     )
 
 

@@ -20,11 +20,19 @@ from bot.delivery import Delivery, Posted
 from bot.i18n import t
 from bot.library import Library
 from bot.limits import Limiter, Limits, Refusal
-from bot.model import ChannelRef, Lang, UserRef
+from bot.model import ChannelRef, Lang, Question, UserRef
 from bot.periods import to_ms
 from bot.ports import Refused, Unavailable
 from bot.selection import choose_question
-from bot.storage import AnswerRequest, CardRule, CloseReason, RoundKind, RoundRecord, Store
+from bot.storage import (
+    AnswerOutcome,
+    AnswerRequest,
+    CardRule,
+    CloseReason,
+    RoundKind,
+    RoundRecord,
+    Store,
+)
 from bot.topics import NO_FILTER, Filter
 from bot.views import Feedback, NoticeView, QuestionView
 
@@ -241,40 +249,75 @@ class Rounds:
         commit; it returns once committed, and the INSERT itself decides (open round, first
         answer), so what the caller acknowledges afterwards is recorded.
         """
-        now = self.now()
-        row = await self._round_facts(round_id)
-        question = await self.library.get(row.question_id) if row else None
-        # A click counts only in its own workspace: one signed for another team (or platform)
-        # never reads or changes this round, whatever round id it names.
-        foreign = row is not None and (user.team != row.team or user.platform != row.platform)
-        if row is None or foreign or question is None or not 0 <= choice < len(question.options):
-            lang: Lang = row.lang if row else "en"
-            return Feedback("unknown", lang, t(lang, "feedback_unknown"))
+        found = await self.facts(round_id, user)
+        if isinstance(found, Feedback):
+            return found
+        row, question = found
+        if not 0 <= choice < len(question.options):
+            return Feedback("unknown", row.lang, t(row.lang, "feedback_unknown"))
         order = presenter.display_order(row, question)
         option = order[choice]
         correct = option == question.answer
-        points = POINTS_PER_CORRECT if correct else 0
+        outcome = await self.record(row, question, user, option, correct)
+        if outcome.status == "recorded":
+            points = POINTS_PER_CORRECT if correct else 0
+            return presenter.feedback_view(
+                row.lang, question, order, option, "correct" if correct else "wrong", points
+            )
+        return self.not_recorded(row, question, outcome)
+
+    async def facts(self, round_id: int, user: UserRef) -> tuple[RoundRecord, Question] | Feedback:
+        """The round's fixed facts and question, for this person's answer; "no longer exists" for
+        an unknown round, and for one of another workspace: a click counts only in its own (one
+        signed for another team or platform never reads or changes this round)."""
+        row = await self._round_facts(round_id)
+        question = await self.library.get(row.question_id) if row else None
+        foreign = row is not None and (user.team != row.team or user.platform != row.platform)
+        if row is None or foreign or question is None:
+            lang: Lang = row.lang if row else "en"
+            return Feedback("unknown", lang, t(lang, "feedback_unknown"))
+        return row, question
+
+    async def record(
+        self,
+        row: RoundRecord,
+        question: Question,
+        user: UserRef,
+        option: int,
+        correct: bool,
+        typed: str | None = None,
+    ) -> AnswerOutcome:
+        """Record an answer (a click's option in file order, or what was typed and the option it
+        is, -1 for none) in the next group commit; returns once committed."""
         outcome = await self.store.answers.record(
             AnswerRequest(
-                round_id=round_id,
+                round_id=row.id,
                 team_id=row.team_id,
                 user=user.user,
                 name=user.display_name,
                 option=option,
                 correct=correct,
-                points=points,
-                at=now,
+                points=POINTS_PER_CORRECT if correct else 0,
+                at=self.now(),
                 provisional_name=user.provisional_name,
                 question_id=question.id,
+                typed=typed,
             ),
             self.card_rule,
         )
         if outcome.status == "recorded":
             for callback in self._answered:
-                callback(round_id)
-            return presenter.feedback_view(
-                row.lang, question, order, option, "correct" if correct else "wrong", points
-            )
+                callback(row.id)
+        return outcome
+
+    def not_recorded(
+        self, row: RoundRecord, question: Question, outcome: AnswerOutcome
+    ) -> Feedback:
+        """The reply to an answer that did not count: the person's first answer (clicked or
+        typed) is the one that counts, or the round is closed."""
+        order = presenter.display_order(row, question)
+        if outcome.status == "already" and outcome.typed is not None:
+            return presenter.typed_feedback(row.lang, question, order, outcome.typed, "already")
         if outcome.status == "already" and outcome.option is not None:
             return presenter.feedback_view(row.lang, question, order, outcome.option, "already", 0)
         return Feedback("closed", row.lang, t(row.lang, "feedback_closed"))

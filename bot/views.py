@@ -16,13 +16,28 @@ from bot.model import Lang
 from bot.model import LeaderRow as LeaderRow
 from bot.model import Period as Period
 
-FeedbackStatus = Literal["correct", "wrong", "already", "closed", "unknown"]
+# "invalid": a typed answer that is no number (nothing was recorded; the headline says how to type)
+FeedbackStatus = Literal["correct", "wrong", "already", "closed", "unknown", "invalid"]
 
 
 @dataclass(frozen=True)
 class OptionLine:
     letter: str
     text: str
+
+
+@dataclass(frozen=True)
+class TypedForm:
+    """The "Type it" control of a question whose answer is a number (bot/typed.py): the button,
+    and the words of the form it opens (a modal on Slack and Discord)."""
+
+    lang: Lang
+    button: str
+    title: str
+    label: str  # the text field's, with the unit
+    placeholder: str  # "For example 31.4 GB"
+    submit: str
+    example: str  # "31.4 GB": in the question's unit and magnitude, never the answer
 
 
 @dataclass(frozen=True)
@@ -37,6 +52,7 @@ class QuestionView:
     closes_at: datetime
     answer_count: int
     hint: str
+    typed: TypedForm | None = None  # the answer is a number: it may be typed too
 
 
 @dataclass(frozen=True)
@@ -111,6 +127,7 @@ class RevealView:
     streaks: str | None = None  # daily questions: who has been right several days running
     chart: ChartView | None = None  # beside the explanation: a memory question's stages
     mistake: Mistake | None = None  # the most picked wrong option and why it is wrong
+    typed: str | None = None  # how many typed their answer and how many of those were right
 
 
 @dataclass(frozen=True)
@@ -245,6 +262,7 @@ class ReviewView:
     due_line: str  # how many cards are due (this one included)
     due: int
     buttons: tuple[ReviewButton, ...]  # one per option, in display order
+    typed: TypedForm | None = None  # the answer is a number: Type it sends `buttons[0]`'s token
 
 
 @dataclass(frozen=True)

@@ -834,9 +834,13 @@ class FakeDiscord:
         *,
         permissions: int = 0,
         guild: int = GUILD_ID,
+        who: Json | None = None,
+        clicked: str | None = None,
     ) -> str:
         """Submit a modal the bot sent, its text inputs filled in and its selects chosen (a
-        list of values) (MODAL_SUBMIT, type 5); returns the interaction token."""
+        list of values) (MODAL_SUBMIT, type 5), as `who` (user 1 unless given); returns the
+        interaction token. `clicked`: the token of the click that opened it, whose message the
+        submission then carries, as Discord sends it (UPDATE_MESSAGE may edit that message)."""
 
         def inputs(component: Json) -> list[Json]:
             if component.get("type") == 4:
@@ -856,7 +860,11 @@ class FakeDiscord:
 
         rows = [submitted(i) for top in modal["components"] for i in inputs(top)]
         data = {"custom_id": modal["custom_id"], "components": rows}
-        payload = self._interaction(5, self.member(user(1), permissions), data, None, guild)
+        payload = self._interaction(5, self.member(who or user(1), permissions), data, None, guild)
+        mid = self._clicked.get(clicked) if clicked is not None else None
+        if mid is not None and mid in self.messages:
+            payload["message"] = self.messages[mid]
+            self._clicked[str(payload["token"])] = mid
         self.sent_at[str(payload["token"])] = time.monotonic()
         await self.send_event("INTERACTION_CREATE", payload)
         return str(payload["token"])

@@ -16,7 +16,7 @@ from bot.i18n import t
 from bot.model import Lang
 from bot.quiz import Quiz
 from bot.topics import UnknownTopic, matching, parse_filter
-from bot.views import LeaderboardView, NoticeView, StatsView
+from bot.views import Feedback, LeaderboardView, NoticeView, QuestionView, StatsView
 
 
 async def play(
@@ -38,7 +38,7 @@ async def play(
     term = Terminal(quiz, player, read_line, out, echo=echo, err=err, port=port)
     await quiz.set_channel_lang(TERMINAL, lang)  # the session's, not an admin action to log
     await quiz.end_runs(TERMINAL)  # a previous session cut off mid-run
-    if len(quiz.bank) == 0:
+    if len(quiz.bank) == 0 and not quiz.bank.templates:  # a bank of templates alone plays
         term.refuse(t(lang, "term_no_questions"))
         return 1
     total = _run_length(quiz.bank, count, words)
@@ -52,10 +52,9 @@ async def play(
         view = port.questions.popleft()
         n += 1
         term.say(render.question(view, n, total))
-        choice = await term.letter(lang, len(view.options), "term_prompt")
-        if choice is None:
+        feedback = await _answer(quiz, term, view)
+        if feedback is None:
             break  # end of input: the score so far
-        feedback = await quiz.answer(view.round_id, term.user, choice)  # a chat surface's click
         term.say(render.feedback(feedback))
         term.answered = view.question_id
         await quiz.close_round(view.round_id, "next")  # the run posts the next question
@@ -67,6 +66,21 @@ async def play(
     term.say(render.leaderboard(board, t(lang, "term_leaderboard")))
     term.say(t(lang, "term_bye"))
     return 0
+
+
+async def _answer(quiz: Quiz, term: Terminal, view: QuestionView) -> Feedback | None:
+    """A letter, as a chat surface's click; or, when the answer is a number, the number typed
+    (chat's Type it), asked again while it is no number. None at the end of input."""
+    example = view.typed.example if view.typed else None
+    prompt = "term_prompt" if example is None else "term_prompt_typed"
+    while True:
+        choice = await term.choice(view.lang, len(view.options), prompt, example=example)
+        if choice is None or not isinstance(choice, str):
+            return None if choice is None else await quiz.answer(view.round_id, term.user, choice)
+        feedback = await quiz.typed.answer(view.round_id, term.user, choice)
+        if feedback.status != "invalid":
+            return feedback
+        term.say(render.feedback(feedback))  # how to type a number; nothing was counted
 
 
 def _run_length(bank: Bank, count: int, words: tuple[str, ...]) -> int:

@@ -34,11 +34,10 @@ async def review(
     step: Reply | ReviewResult | None = await term.command(command, *words)
     while isinstance(step, ReviewView):
         term.say(render.review_card(step))
-        choice = await term.letter(lang, len(step.options), "term_review_prompt", quit_word="q")
-        if choice is None:
+        result = await _answer(quiz, term, step)
+        if result is None:
             term.say(t(lang, "review_stopped"))
             return 0
-        result = await quiz.review_click(term.user, step.buttons[choice].token)
         if not isinstance(result, ReviewResult):
             step = result
             break
@@ -54,3 +53,24 @@ async def review(
             return 1
         term.say(render.notice(step))
     return 0
+
+
+async def _answer(quiz: Quiz, term: Terminal, card: ReviewView) -> Reply | ReviewResult | None:
+    """The card's answer: a letter (its button), or the number typed when the answer is one,
+    asked again while it is no number; None on `q` or at the end of input."""
+    example = card.typed.example if card.typed else None
+    prompt = "term_review_prompt" if example is None else "term_review_prompt_typed"
+    while True:
+        choice = await term.choice(
+            card.lang, len(card.options), prompt, quit_word="q", example=example
+        )
+        if not isinstance(choice, str):
+            return (
+                None
+                if choice is None
+                else await quiz.review_click(term.user, card.buttons[choice].token)
+            )
+        result = await quiz.review_click(term.user, card.buttons[0].token, typed=choice)
+        if not isinstance(result, NoticeView) or result.ok:
+            return result
+        term.say(render.notice(result))  # how to type a number; the card is unchanged

@@ -145,6 +145,21 @@ class Terminal:
         """The position of the letter typed (0 for A), asked again until it is one of the
         options; None at the end of input or on `quit_word`. A line that starts with `/` is a
         `/zeroquiz` command, answered as chat answers it, and the letter is asked again."""
+        choice = await self.choice(lang, options, prompt, quit_word=quit_word)
+        assert not isinstance(choice, str)  # no example: only letters
+        return choice
+
+    async def choice(
+        self,
+        lang: Lang,
+        options: int,
+        prompt: str,
+        *,
+        quit_word: str | None = None,
+        example: str | None = None,
+    ) -> int | str | None:
+        """As `letter`; with `example` (the answer is a number: chat's Type it), any other line
+        is returned as typed, for the core to grade."""
         letters = LETTERS[:options]
         while True:
             await self.remind()
@@ -163,4 +178,9 @@ class Terminal:
                 continue
             if len(text) == 1 and text in letters:
                 return letters.index(text)
-            self.say(t(lang, "term_hint", letters=", ".join(letters)))
+            if example is not None and text and not (len(text) == 1 and text.isalpha()):
+                return line.strip()
+            if example is None:
+                self.say(t(lang, "term_hint", letters=", ".join(letters)))
+            else:
+                self.say(t(lang, "term_hint_typed", letters=", ".join(letters), example=example))

@@ -27,6 +27,7 @@ from adapters.discord.render import (
     review_token,
 )
 from adapters.discord.reporting import report_button
+from adapters.discord.typed import typed_button
 from bot.views import NoticeView, QuestionView, ReminderView, ReviewResult, ReviewView
 
 
@@ -64,6 +65,10 @@ class ClickHandler(Protocol):
         """A review's button in a direct message: its custom_id names the server."""
         ...
 
+    async def on_typed(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """Type it beside a generated question: opens the modal to type the number in."""
+        ...
+
 
 class HasClickHandler(Protocol):
     handler: ClickHandler
@@ -92,10 +97,13 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
 
 
 def answer_buttons(view: QuestionView) -> discord.ui.View:
-    """One row of letter buttons. timeout=None: the round, not the process, decides when to stop."""
+    """One row of letter buttons, and Type it when the answer is a number (its click is routed
+    by clicks.py). timeout=None: the round, not the process, decides when to stop."""
     buttons = discord.ui.View(timeout=None)
     for label, custom_id in question_button_specs(view):
         buttons.add_item(AnswerButton(custom_id, label))
+    if view.typed is not None:
+        buttons.add_item(typed_button(view.typed.button, view.round_id))
     return buttons
 
 
@@ -158,6 +166,9 @@ def review_buttons(
             buttons.add_item(ReviewButton(custom_id, label))
         else:
             buttons.add_item(DirectButton(direct_custom_id(guild, custom_id), label))
+    # Type it in a server only: a card in a direct message (a reminder's) takes the letters.
+    if isinstance(view, ReviewView) and view.typed is not None and view.buttons and guild is None:
+        buttons.add_item(typed_button(view.typed.button, view.buttons[0].token))
     if isinstance(view, ReviewResult):  # a verdict: the Report control beside Next and Stop
         report = report_button(view.lang, view.question_id)
         report.custom_id = direct_custom_id(guild, report.custom_id or "")

@@ -35,6 +35,7 @@ from adapters.discord.render import (
     DIRECT_PREFIX,
     REPORT_PREFIX,
     REVIEW_PREFIX,
+    TYPED_PREFIX,
     answer_choice,
     review_token,
 )
@@ -51,7 +52,7 @@ def ours(payload: Any) -> str | None:
     custom_id = data.get("custom_id")
     if data.get("component_type") != BUTTON or not isinstance(custom_id, str):
         return None
-    prefixes = (ANSWER_PREFIX, REVIEW_PREFIX, REPORT_PREFIX, DIRECT_PREFIX)
+    prefixes = (ANSWER_PREFIX, REVIEW_PREFIX, REPORT_PREFIX, DIRECT_PREFIX, TYPED_PREFIX)
     return custom_id if custom_id.startswith(prefixes) else None
 
 
@@ -86,6 +87,9 @@ async def click(
             return
         if custom_id.startswith(REPORT_PREFIX):
             await handler.on_report(interaction, custom_id)
+            return
+        if custom_id.startswith(TYPED_PREFIX):
+            await handler.on_typed(interaction, custom_id)
             return
         if custom_id.startswith(REVIEW_PREFIX):
             token = review_token(custom_id)

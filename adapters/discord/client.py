@@ -14,7 +14,7 @@ from discord import app_commands
 
 from adapters.discord import clicks, inbound
 from adapters.discord.handlers import Handler
-from adapters.discord.render import REVIEW_TEMPLATE, TEMPLATE
+from adapters.discord.render import REPORT_PREFIX, REVIEW_TEMPLATE, TEMPLATE, TYPED_PREFIX
 from adapters.discord.shards import IdentifyPacer, ShardPlan
 from adapters.discord.sync import sync_if_changed
 from adapters.discord.translator import CatalogueTranslator
@@ -31,7 +31,9 @@ MISMATCHES = (
 )
 
 
-OURS = (re.compile(TEMPLATE), re.compile(REVIEW_TEMPLATE))  # the DynamicItems' templates
+# The DynamicItems' templates, and the buttons only clicks.py routes (Report, Type it).
+ROUTED = re.compile(f"(?:{REPORT_PREFIX}|{TYPED_PREFIX})(?s:.*)")
+OURS = (re.compile(TEMPLATE), re.compile(REVIEW_TEMPLATE), ROUTED)
 
 
 def is_ours(custom_id: object) -> bool:

@@ -12,6 +12,7 @@ Send Messages, so the pre-check asks for that one there.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 
@@ -29,6 +30,7 @@ from adapters.discord.render import (
     review_token,
 )
 from adapters.discord.reporting import ReportModal, report_view, reported
+from adapters.discord.typed import TypedModal, typed_target
 from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
@@ -38,7 +40,7 @@ from bot.commands import POSTING_COMMANDS, Command, Context, Reply, accept
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
 from bot.quiz import Quiz
-from bot.views import NoticeView, ReviewView
+from bot.views import Feedback, NoticeView, ReviewView
 
 PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
@@ -209,6 +211,77 @@ class Handler:
             await self.on_report(interaction, parts[1], guild=parts[0])
         else:
             await self.on_invalid_click(interaction)
+
+    async def on_typed(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """Type it: the modal opens at once (the interaction's answer) unless the round is over
+        or unknown, which is said privately; what it sends goes to `typed_submitted` (a round's)
+        or `card_typed` (a review or drill card's)."""
+        target = typed_target(custom_id)
+        if target is None:
+            await self.on_invalid_click(interaction)
+            return
+        async with apologise_on_error("a Type it click", lambda: self._fail(interaction, "en")):
+            if isinstance(target, int):
+                form = await self.quiz.typed.form(target, user_ref(interaction))
+                submit = functools.partial(self.typed_submitted, target)
+            else:
+                invalid = Feedback("unknown", "en", t("en", "button_invalid"))
+                form = await self.quiz.typed.card_form(target) or invalid
+                submit = functools.partial(self.card_typed, target)
+            if isinstance(form, Feedback):
+                await interaction.response.send_message(
+                    embed=feedback_embed(form), ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
+                return
+            await interaction.response.send_modal(TypedModal(form, submit))
+
+    async def card_typed(self, token: str, interaction: discord.Interaction, text: str) -> None:
+        """A review or drill card's number: the card rescheduled (committed), then the next
+        step replaces the card (UPDATE_MESSAGE); what is no number leaves it as it is."""
+        if not self.gate.enter():
+            return
+        try:
+            async with apologise_on_error(
+                "a typed review answer", lambda: self._fail(interaction, "en")
+            ):
+                who = user_ref(interaction)
+                step = await self.metrics.review(
+                    PLATFORM, token, lambda: self.quiz.review_click(who, token, typed=text)
+                )
+                if step is None or (isinstance(step, NoticeView) and not step.ok):
+                    invalid = NoticeView("en", t("en", "button_invalid"), ok=False)
+                    await self._reply(interaction, step or invalid)
+                    return
+                await interaction.response.edit_message(
+                    embed=review_embed(step), view=review_buttons(step)
+                )
+        finally:
+            self.gate.leave()
+
+    async def typed_submitted(
+        self, round_id: int, interaction: discord.Interaction, text: str
+    ) -> None:
+        """The number typed in the modal: graded and recorded (committed), then answered
+        ephemerally with the verdict; what is no number counts nothing and says how to type."""
+        if not self.gate.enter():
+            return
+        try:
+            async with apologise_on_error(
+                f"a typed answer to round {round_id}", lambda: self._fail(interaction, "en")
+            ):
+                who = user_ref(interaction)
+                feedback = await self.metrics.answer(
+                    PLATFORM, lambda: self.quiz.typed.answer(round_id, who, text)
+                )
+                report = report_view(feedback.lang, feedback.question_id)
+                await interaction.response.send_message(
+                    embed=feedback_embed(feedback),
+                    view=report if feedback.question_id else discord.utils.MISSING,
+                    ephemeral=True,
+                    allowed_mentions=NO_MENTIONS,
+                )
+        finally:
+            self.gate.leave()
 
     async def on_invalid_click(self, interaction: discord.Interaction) -> None:
         """A button under our prefix that isn't a round and an option."""

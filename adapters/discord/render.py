@@ -50,6 +50,7 @@ ANSWER_ID = re.compile(r"zq:a:([0-9]{1,18}):([0-9]{1,2})")
 REVIEW_PREFIX = "zqr:"
 REVIEW_TEMPLATE = r"zqr:(?s:.*)"
 REPORT_PREFIX = "zqp:"  # the Report control under a verdict: the language, then the question
+TYPED_PREFIX = "zqt:"  # Type it, beside a generated question's letters: then the round
 CUSTOM_ID_MAX = 100
 # A review (and its Report control) in a direct message, which has no server: a reminder's
 # "Review now" there. The custom_id is "zqd", the server's id in base 36, "~", then the
@@ -124,7 +125,8 @@ def reveal_embed(view: RevealView) -> discord.Embed:
     )
     embed.add_field(name=view.spread_label, value=spread, inline=False)
     add_mistake(embed, view.mistake)
-    footer = "\n".join(line for line in (view.summary, view.fastest, view.streaks) if line)
+    lines = (view.summary, view.typed, view.fastest, view.streaks)
+    footer = "\n".join(line for line in lines if line)
     embed.set_footer(text=clip(footer, FOOTER_MAX))
     return embed
 

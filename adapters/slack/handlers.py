@@ -43,6 +43,7 @@ from adapters.slack.packs import PACK_VIEW, QUESTION_VIEW, SlackPacks
 from adapters.slack.port import PLATFORM
 from adapters.slack.render import (
     REPORT_ACTION,
+    TYPED_ACTION,
     SlackMessage,
     feedback_message,
     home_after_review,
@@ -68,6 +69,7 @@ from adapters.slack.shapes import (
     slash_command,
 )
 from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools look for it
+from adapters.slack.typed import TYPED_VIEW, SlackTyped
 from adapters.slack.users import QUIET, SlackUsers
 from adapters.slack.web import error_code, with_token
 from bot.commands import Accepted, Context, accept, parse_text
@@ -107,6 +109,9 @@ class SlackHandlers:
         self._tasks: set[asyncio.Task[None]] = set()
         self.packs = SlackPacks(quiz, users, self._reply)  # the pack forms (modals)
         self.reports = SlackReports(quiz, users, self._reply)  # the Report control's form
+        self.typed = SlackTyped(  # Type it's form
+            quiz, users, metrics, self._reply, self._later, self.show_review
+        )
         self.export = SlackExport(users, self._reply)  # `pack export`: the YAML in parts
         users.store_names(self._store_names, lambda: inflight.below(QUIET))
 
@@ -119,6 +124,8 @@ class SlackHandlers:
         app.view(QUESTION_VIEW)(self.packs.on_submit)
         app.action(REPORT_ACTION)(self.reports.on_click)
         app.view(REPORT_VIEW)(self.reports.on_submit)
+        app.action(TYPED_ACTION)(self.typed.on_click)
+        app.view(TYPED_VIEW)(self.typed.on_submit)
         for event in REMOVED_EVENTS:  # app_uninstalled, tokens_revoked
             app.event(event)(self.on_removed)
 
@@ -284,20 +291,27 @@ class SlackHandlers:
     ) -> None:
         """The review's next step, where the click came from; then the click's slot is free."""
         try:
-            if step is None:
-                if not click.home:
-                    await self._invalid_button(click)
-            elif not click.home:
-                await self.replies.send(click.response_url, review_message(step), replace=True)
-            elif isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
-                await self._home(click.team, click.user)
-            elif isinstance(step, ReviewResult) and not step.buttons:  # the last card due
-                await self._home(click.team, click.user, after=step)
-            else:
-                page = {"type": "home", "blocks": review_message(step).blocks}
-                await self._publish(click.team, click.user, page)
+            await self.show_review(click, step)
         finally:
             self._slots.release()
+
+    async def show_review(
+        self, click: Click, step: ReviewView | ReviewResult | NoticeView | None
+    ) -> None:
+        """A review's next step where its click (or its typed number's form) came from: in
+        place of the private message, or on the Home tab."""
+        if step is None:
+            if not click.home:
+                await self._invalid_button(click)
+        elif not click.home:
+            await self.replies.send(click.response_url, review_message(step), replace=True)
+        elif isinstance(step, NoticeView):  # stopped, or nothing due: the usual page again
+            await self._home(click.team, click.user)
+        elif isinstance(step, ReviewResult) and not step.buttons:  # the last card due
+            await self._home(click.team, click.user, after=step)
+        else:
+            page = {"type": "home", "blocks": review_message(step).blocks}
+            await self._publish(click.team, click.user, page)
 
     async def on_home(self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
         """Someone opened the app's Home tab: publish their page, fresh (it is drawn only when

@@ -47,6 +47,7 @@ HOME_BLOCKS = 100  # a Home tab view holds up to 100 blocks (a message 50)
 HOME_LINE = 280  # one line of a Home list: ten of them (the top 10) fit one section
 ANSWER_ACTION_PREFIX = "zq_answer_"
 REPORT_ACTION = "zq_report"  # the Report control under a verdict: its value is "lang|question id"
+TYPED_ACTION = "zq_typed"  # Type it, beside a generated question's letters: its value is the round
 REVIEW_ACTION_PREFIX = "zqr_"  # the personal review's buttons: zqr_A..zqr_E, zqr_next, zqr_stop
 _SLOT = "\x00"
 
@@ -72,6 +73,8 @@ def question_message(view: QuestionView) -> SlackMessage:
         }
         for i, o in enumerate(view.options)
     ]
+    if view.typed is not None:  # the answer is a number: it may be typed (adapters/slack/typed.py)
+        buttons.append(_typed_button(view.typed.button, str(view.round_id)))
     blocks = [
         _header(view.title),
         _section(escape(view.prompt)),
@@ -91,7 +94,7 @@ def reveal_message(view: RevealView) -> SlackMessage:
         f"`{bar(r.share)}` *{r.letter}* {r.count} ({r.share:.0%}){' ✅' if r.correct else ''}"
         for r in view.spread
     )
-    notes = [escape(view.summary)] + ([escape(view.fastest)] if view.fastest else [])
+    notes = [escape(line) for line in (view.summary, view.typed, view.fastest) if line]
     blocks = [
         _header(view.title),
         _section(escape(view.prompt)),
@@ -191,6 +194,8 @@ def review_message(view: ReviewView | ReviewResult | NoticeView) -> SlackMessage
         fallback = _fallback(view.title, view.headline)
     if view.buttons or isinstance(view, ReviewResult):
         elements = [_review_button(b) for b in view.buttons]
+        if isinstance(view, ReviewView) and view.typed is not None and view.buttons:
+            elements.append(_typed_button(view.typed.button, view.buttons[0].token))
         if isinstance(view, ReviewResult):
             elements.append(_report_button(view.lang, view.question_id))
         blocks.append({"type": "actions", "block_id": "zqr_review", "elements": elements})
@@ -207,6 +212,16 @@ def reminder_message(view: ReminderView) -> SlackMessage:
         {"type": "actions", "block_id": "zqr_remind", "elements": [_review_button(view.button)]},
     ]
     return SlackMessage(_fallback(view.title, view.text), blocks)
+
+
+def _typed_button(label: str, value: str) -> Block:
+    """Type it: a round's id, or a review or drill card's answer token (adapters/slack/typed.py)."""
+    return {
+        "type": "button",
+        "text": _plain(label, BUTTON_TEXT),
+        "action_id": TYPED_ACTION,
+        "value": value,
+    }
 
 
 def _review_button(button: ReviewButton) -> Block:

@@ -19,7 +19,12 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 from adapters.slack.forms import parse_form
-from adapters.slack.render import ANSWER_ACTION_PREFIX, REPORT_ACTION, REVIEW_ACTION_PREFIX
+from adapters.slack.render import (
+    ANSWER_ACTION_PREFIX,
+    REPORT_ACTION,
+    REVIEW_ACTION_PREFIX,
+    TYPED_ACTION,
+)
 from adapters.text import storable
 
 COMMAND = "/zeroquiz"
@@ -135,8 +140,10 @@ class Event:
 
 Body = dict[str, Any]
 Request = SlashCommand | Click | Event | Passed | Submission
-# The callback_ids of our modals: the pack forms, and the Report control's (reporting.py).
-VIEWS = ("zeroquiz_pack_add", "zeroquiz_pack_question", "zeroquiz_report")
+# The callback_ids of our modals: the pack forms, the Report control's (reporting.py) and the
+# typed number's (typed.py).
+VIEWS = ("zeroquiz_pack_add", "zeroquiz_pack_question", "zeroquiz_report", "zeroquiz_typed")
+FORM_ACTIONS = (REPORT_ACTION, TYPED_ACTION)  # buttons that open a modal
 HOME_EVENT = "app_home_opened"
 REMOVED_EVENTS = ("app_uninstalled", "tokens_revoked")
 EVENTS = (HOME_EVENT, *REMOVED_EVENTS)  # the manifest's bot_events, in this order
@@ -223,7 +230,7 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled | Quiet
             return foreign
         click_ = click_of(body)
         ours = (ANSWER_ACTION, REVIEW_ACTION)
-        known = isinstance(click_, Click) and click_.action_id == REPORT_ACTION
+        known = isinstance(click_, Click) and click_.action_id in FORM_ACTIONS
         if (
             isinstance(click_, Click)
             and not known
@@ -285,7 +292,10 @@ def click_of(body: Mapping[str, Any]) -> Click | Malformed:
     if channel is not None and (not isinstance(channel, dict) or not _slack_id(channel.get("id"))):
         return Malformed(kind, "channel is not an object with an ID")
     url = _url(body.get("response_url"))
-    home = _home_view(body) if REVIEW_ACTION.match(action_id) else False
+    # Review buttons, and a review card's Type it, live in the Home tab too.
+    home = (
+        _home_view(body) if REVIEW_ACTION.match(action_id) or action_id == TYPED_ACTION else False
+    )
     if url is None and not home:
         return Malformed(kind, "response_url is missing or not a URL")
     handles = (_text(user.get(key), MAX_NAME) for key in ("name", "username"))
@@ -401,7 +411,7 @@ def _foreign_click(body: Mapping[str, Any]) -> Quiet | None:
     if (
         ANSWER_ACTION.match(action_id)
         or REVIEW_ACTION.match(action_id)
-        or action_id == REPORT_ACTION
+        or action_id in FORM_ACTIONS
     ):
         return None
     if "value" not in action:

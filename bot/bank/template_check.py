@@ -17,7 +17,7 @@ import yaml
 
 from bot.bank import limits, memchart
 from bot.bank.formula import Formula, FormulaError, parse
-from bot.bank.numbers import UNITS
+from bot.bank.numbers import UNITS, parse_tolerance
 from bot.bank.templates import (
     ANSWER,
     CASE,
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 TEMPLATE_KEYS = {
     "id", "prompt", "explanation", "params", "values", "answer", "distractors", "unit", "source",
-    "tags", "difficulty", "cases", "chart",
+    "tags", "difficulty", "cases", "chart", "tolerance",
 }  # fmt: skip
 REQUIRED_KEYS = ("id", "prompt", "explanation", "params", "answer", "distractors")
 RANGE_KEYS = {"from", "to", "step"}
@@ -128,6 +128,12 @@ class TemplateChecker:
         tags = f.tags(fields["tags"]) if "tags" in fields else ()
         difficulty = f.difficulty(fields["difficulty"]) if "difficulty" in fields else None
         chart = self.chart(fields["chart"], params) if "chart" in fields else None
+        tolerance = None
+        if "tolerance" in fields:  # a typed answer's: "0.5" (in the unit) or "2%" (of the answer)
+            given = f.scalar(fields["tolerance"], "tolerance", 20)
+            tolerance = parse_tolerance(given) if given else None
+            if given and tolerance is None:
+                self.report(fields["tolerance"], "tolerance must be above 0, or a % below 100")
         if len(f.problems) > n_before:
             return None
         assert tid and prompt and explanation and answer and unit
@@ -146,6 +152,7 @@ class TemplateChecker:
             origin=f"{f.path}:{_line(node)}",
             cases=cases,
             chart=chart,
+            tolerance=tolerance,
         )
         return template if self.sample(template, keys) else None
 

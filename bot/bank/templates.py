@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 import random
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 
 from bot.bank import limits, memchart
 from bot.bank.formula import Formula
-from bot.bank.numbers import format_amount, format_number, rounded
-from bot.model import LANGS, Lang, MemoryChart, Question, Text
+from bot.bank.numbers import format_amount, format_number, rounded, tolerance
+from bot.model import LANGS, Lang, MemoryChart, Numeric, Question, Text, Tolerance
 from bot.shuffle import permutation
 
 SEED_LIMIT = 2**31  # rounds draw their seeds with getrandbits(31)
@@ -61,6 +62,7 @@ class Template:
     origin: str = ""
     cases: tuple[Case, ...] = ()
     chart: int | None = None  # memory templates: the stage asked about (index into memchart.STAGES)
+    tolerance: Tolerance | None = None  # a typed answer's (None: the one the rounding implies)
 
     def drawn(self, seed: int) -> tuple[dict[str, float], Case | None]:
         """The params and the case this seed draws, with Random.random(), which Python keeps
@@ -96,28 +98,41 @@ class Template:
         amounts = [_amount(value, self.unit) for value in chosen]
         order = permutation(seed, OPTIONS)  # display-independent: the round shuffles again
         env[ANSWER] = answer
-        reasons = [self.reason(source, env, case) for source in sources]
+        filled = _filler(env, self.unit, case)  # the numbers formatted once for every text
+        whys = [self.reason(i, filled) for i in range(len(wrong))]
+        reasons = [whys[source] if 0 <= source < len(wrong) else None for source in sources]
+        # What a typed answer may be recognised as: each mistake (the option it shows as, in file
+        # order, or -1) and each fallback multiple shown.
+        shown = {source: order.index(k) for k, source in enumerate(sources)}
+        named = [
+            (value, shown.get(i, -1), whys[i])
+            for i, value in enumerate(wrong)
+            if math.isfinite(value)
+        ]
+        fallbacks = [k for k, source in enumerate(sources) if source >= len(wrong)]
+        named += [(chosen[k], order.index(k), None) for k in fallbacks]
         return Question(
             id=f"{self.id}@{seed}",
-            prompt=_fill(self.prompt, env, self.unit, case),
+            prompt=filled(self.prompt),
             options=tuple(amounts[i] for i in order),
             answer=order.index(0),
-            explanation=_fill(self.explanation, env, self.unit, case),
+            explanation=filled(self.explanation),
             source=self.source,
             tags=self.tags,
             difficulty=self.difficulty,
             origin=self.origin,
             chart=self.memory_chart(env),
             reasons=tuple(reasons[i] for i in order) if any(reasons) else (),
+            number=Numeric(answer, self.unit, self.tolerance, tuple(named)),
         )
 
-    def reason(self, source: int, env: Mapping[str, float], case: Case | None) -> Text | None:
-        """The reason shown for a drawn option: its distractor's `why` (None for the answer, -1,
-        and for a fallback multiple, which names no mistake)."""
+    def reason(self, source: int, filled: Callable[[Text], Text]) -> Text | None:
+        """The reason shown for a drawn option: its distractor's `why`, filled (None for the
+        answer, -1, and for a fallback multiple, which names no mistake)."""
         if not 0 <= source < len(self.distractors):
             return None
         why = self.distractors[source].why
-        return _fill(why, env, self.unit, case) if why is not None else None
+        return filled(why) if why is not None else None
 
     def memory_chart(self, env: Mapping[str, float]) -> MemoryChart | None:
         """The stages side by side for a memory template, from the drawn Ψ and Nd."""
@@ -148,13 +163,27 @@ class Template:
                     f"the chart's {stage} bar is {format_number(bar, 'en')} {self.unit} but the "
                     f"answer is {format_number(answer, 'en')} {self.unit} ({shown})"
                 )
-        _, fallbacks = pick(answer, wrong)
-        if not fallbacks:
-            return None
+        chosen, fallbacks = pick(answer, wrong)
+        typed = self.check_tolerance(answer, chosen[1:], shown)
+        if typed is not None or not fallbacks:
+            return typed
         return "distractors", (
             f"with {shown} the mistakes give only {OPTIONS - 1 - fallbacks} options that differ "
             "from the answer and each other as shown; add a mistake or change the params"
         )
+
+    def check_tolerance(
+        self, answer: float, options: list[float], shown: str
+    ) -> tuple[str, str] | None:
+        """A typed answer must be right when it is the answer as shown, and never when it is
+        another option: the tolerance holds the shown answer and no other option."""
+        window, exact = tolerance(answer, self.tolerance), Decimal(repr(answer))
+        field = "tolerance" if self.tolerance else "distractors"
+        if abs(rounded(answer) - exact) > window:
+            return field, f"the answer as shown is outside the tolerance ({shown})"
+        if any(abs(Decimal(repr(value)) - exact) <= window for value in options):
+            return field, f"an option is within the answer's tolerance ({shown})"
+        return None
 
     def check_texts(self, seed: int) -> list[tuple[str, str]]:
         """(field, message) for each text of this seed's draw that is over its limit."""
@@ -216,15 +245,19 @@ def placeholders(text: str) -> list[str]:
     return names
 
 
-def _fill(text: Text, env: Mapping[str, float], unit: str, case: Case | None) -> Text:
-    def one(lang: Lang) -> str:
-        shown = {name: format_number(value, lang) for name, value in env.items()}
-        shown[ANSWER] = format_amount(env[ANSWER], unit, lang)
-        if case is not None:
-            shown[CASE] = case.label.get(lang)
-        return text.get(lang).format_map(shown)
+def _filler(env: Mapping[str, float], unit: str, case: Case | None) -> Callable[[Text], Text]:
+    """Fills a text's placeholders with this draw's numbers (and unit and case), each number
+    formatted once per language however many texts it fills."""
 
-    return Text(en=one("en"), id=one("id"))
+    def shown(lang: Lang) -> dict[str, str]:
+        out = {name: format_number(value, lang) for name, value in env.items()}
+        out[ANSWER] = format_amount(env[ANSWER], unit, lang)
+        if case is not None:
+            out[CASE] = case.label.get(lang)
+        return out
+
+    en, id_ = shown("en"), shown("id")
+    return lambda text: Text(en=text.en.format_map(en), id=text.id.format_map(id_))
 
 
 def parse_draw_id(question_id: str) -> tuple[str, int] | None:

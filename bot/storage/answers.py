@@ -148,9 +148,10 @@ class AnswerTable:
             if firsts[key] is item and key in inserted:
                 outcomes.append(AnswerOutcome("recorded"))
             elif key in inserted:  # a second click in the same batch: the first one counted
-                outcomes.append(AnswerOutcome("already", firsts[key].request.option))
+                first = firsts[key].request
+                outcomes.append(AnswerOutcome("already", first.option, first.typed))
             elif key in earlier:
-                outcomes.append(AnswerOutcome("already", earlier[key]))
+                outcomes.append(AnswerOutcome("already", *earlier[key]))
             else:
                 outcomes.append(AnswerOutcome("closed"))
         return outcomes
@@ -193,7 +194,7 @@ class _Recorded:
     fresh: dict[tuple[int, str], tuple[int, str]]
     firsts: dict[tuple[int, int], _Item]
     inserted: set[tuple[int, int]]
-    earlier: dict[tuple[int, int], int]
+    earlier: dict[tuple[int, int], tuple[int, str | None]]
 
 
 async def _record(
@@ -316,12 +317,13 @@ async def _insert(tx: Conn, items: list[_Item]) -> set[tuple[int, int]]:
     moment of the click, ON CONFLICT keeps only a person's first answer."""
     if not items:
         return set()
-    values = values_rows(tx.dialect, len(items), ("bigint",) * 6)
+    values = values_rows(tx.dialect, len(items), ("bigint",) * 6 + ("text",))
     params: list[object] = []
     # In key order: two replicas' batches then take their row locks in the same order.
     for item in sorted(items, key=lambda i: (i.request.round_id, i.player_id)):
         r = item.request
         params += [r.round_id, item.player_id, r.option, int(r.correct), r.points, to_ms(r.at)]
+        params.append(r.typed)
     # PostgreSQL: FOR SHARE makes an answer wait for a close of its round that is under way
     # (and see it closed), and a close wait for the answers being inserted; SQLite's single
     # writer serialises them anyway.
@@ -330,8 +332,8 @@ async def _insert(tx: Conn, items: list[_Item]) -> set[tuple[int, int]]:
     # the whole batch.
     lock = "FOR SHARE OF r FOR KEY SHARE OF p" if tx.dialect == "postgres" else ""
     rows = await tx.fetch(
-        f"""INSERT INTO answers (round_id, player_id, choice, correct, points, answered_at)
-            SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6
+        f"""INSERT INTO answers (round_id, player_id, choice, correct, points, answered_at, typed)
+            SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7
             FROM (VALUES {values}) AS v
             JOIN rounds r ON r.id = v.column1 AND r.closed_at IS NULL AND r.deadline_at > v.column6
             JOIN players p ON p.id = v.column2
@@ -408,16 +410,25 @@ async def _reschedule(tx: Conn, items: list[_Item]) -> None:
     await cards.save(tx, changed)
 
 
-async def _existing(tx: Conn, keys: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
-    """The earlier answers of those whose click did not insert (already answered, or closed).
-    A join from the keys, not `(a, b) IN (VALUES …)`: SQLite scans the whole table for that."""
+async def _existing(
+    tx: Conn, keys: list[tuple[int, int]]
+) -> dict[tuple[int, int], tuple[int, str | None]]:
+    """The earlier answers (choice, and what was typed) of those whose click did not insert
+    (already answered, or closed). A join from the keys, not `(a, b) IN (VALUES …)`: SQLite
+    scans the whole table for that."""
     if not keys:
         return {}
     values = values_rows(tx.dialect, len(keys), ("bigint", "bigint"))
     rows = await tx.fetch(
-        f"""SELECT a.round_id, a.player_id, a.choice
+        f"""SELECT a.round_id, a.player_id, a.choice, a.typed
             FROM (VALUES {values}) AS v
             JOIN answers a ON a.round_id = v.column1 AND a.player_id = v.column2""",
         *[v for key in keys for v in key],
     )
-    return {(int(r["round_id"]), int(r["player_id"])): int(r["choice"]) for r in rows}
+    return {
+        (int(r["round_id"]), int(r["player_id"])): (
+            int(r["choice"]),
+            None if r["typed"] is None else str(r["typed"]),
+        )
+        for r in rows
+    }

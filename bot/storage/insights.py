@@ -105,6 +105,8 @@ class _Counts:
             counts = self.totals[(answer.team_id, period, start, item)]
             counts[0] += 1
             counts[1] += int(answer.correct)
+        if answer.option < 0:  # a typed number that is no option's: no option was chosen
+            return
         choice = self.choices[(answer.team_id, item, slot)]
         choice.answered += 1
         if score is not None:
@@ -232,6 +234,8 @@ async def rebuild(conn: Conn) -> None:
     counts = _Counts()
     _add_periods(counts, await conn.fetch(_by_quarter("true")), zones, all_time=True)
     for r in await conn.fetch(_BY_OPTION):
+        if int(r["choice"]) < 0:  # typed numbers that are no option's (see _Counts.add)
+            continue
         item, slot = item_and_slot(str(r["question_id"]), int(r["choice"]))
         choice = counts.choices[(int(r["team_id"]), item, slot)]
         choice.answered += int(r["answered"])

@@ -111,14 +111,17 @@ class AnswerRequest:
     at: datetime
     provisional_name: bool = False
     question_id: str = ""  # whose review card the answer reschedules ("" for none)
+    typed: str | None = None  # what the person typed (bot/typed.py); None for a click
 
 
 @dataclass(frozen=True)
 class AnswerOutcome:
-    """What the database decided: recorded; already answered (with that option); or closed."""
+    """What the database decided: recorded; already answered (with that option, and what was
+    typed if it was typed); or closed."""
 
     status: Literal["recorded", "already", "closed"]
     option: int | None = None
+    typed: str | None = None
 
 
 @dataclass(frozen=True)

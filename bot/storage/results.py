@@ -27,6 +27,7 @@ class ResultRecord:
     choice: int
     correct: bool
     points: int
+    typed: str | None = None  # what was typed instead of a letter (bot/typed.py)
 
 
 class ResultTable:
@@ -38,7 +39,7 @@ class ResultTable:
         async with self._e.reader() as c:
             found = await c.fetch(
                 """SELECT a.answered_at, p.platform_user, p.display_name, c.channel, c.lang,
-                          r.question_id, r.seed, a.choice, a.correct, a.points
+                          r.question_id, r.seed, a.choice, a.correct, a.points, a.typed
                    FROM teams t
                    JOIN channels c ON c.team_id = t.id
                    JOIN rounds r ON r.channel_id = c.id
@@ -62,6 +63,7 @@ class ResultTable:
                 choice=int(r["choice"]),
                 correct=bool(r["correct"]),
                 points=int(r["points"]),
+                typed=None if r["typed"] is None else str(r["typed"]),
             )
             for r in found
         ]

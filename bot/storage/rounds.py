@@ -392,6 +392,16 @@ class RoundTable:
             )
         return {int(r["choice"]): int(r["n"]) for r in rows}
 
+    async def typed_counts(self, round_id: int) -> tuple[int, int]:
+        """(answers typed, of those right) in the round."""
+        async with self._e.snapshot() as c:
+            row = await c.fetchrow(
+                """SELECT COUNT(*) AS n, COALESCE(SUM(correct), 0) AS right_n FROM answers
+                   WHERE round_id = $1 AND typed IS NOT NULL""",
+                round_id,
+            )
+        return (int(row["n"]), int(row["right_n"])) if row is not None else (0, 0)
+
     async def total_answers(self, round_id: int) -> int:
         async with self._e.snapshot() as c:
             return int(

@@ -474,6 +474,12 @@ def _reminders(s: Spelling) -> Sequence[str]:
     )
 
 
+# What a person typed for a generated question's answer (bot/typed.py), as they typed it; NULL for
+# a click. A typed number that is no option's is stored with choice -1.
+def _typed_answers(s: Spelling) -> Sequence[str]:
+    return ("ALTER TABLE answers ADD COLUMN typed TEXT",)
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -520,6 +526,7 @@ STEPS: tuple[Step, ...] = (
     Step(17, "when each review card was last missed (drills)", _cards_missed),
     Step(18, "questions players reported", _reports),
     Step(19, "review reminders and each day's send", _reminders),
+    Step(20, "what a person typed for an answer", _typed_answers),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

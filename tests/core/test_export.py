@@ -25,6 +25,7 @@ templates:
       - {label: {en: "half precision", id: "presisi setengah"}, values: {b: 2}}
       - {label: {en: "single precision", id: "presisi tunggal"}, values: {b: 4}}
     answer: "b * psi / gpus"
+    tolerance: "2.5%"
     distractors:
       - {formula: "b * psi", mistake: "not divided"}
       - {formula: "2 * b * psi / gpus", mistake: "twice"}
@@ -91,7 +92,8 @@ def test_a_team_template_with_a_range_and_cases_round_trips(tmp_path: Path) -> N
     ok = run_cli("validate", "--no-bundled", str(exported))  # the file alone, as serve --no-bundled
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout == "OK: 0 questions and 1 templates in 1 file(s), all valid\n"
-    assert_same_bank(load_bank([exported]), load_bank([team]))
+    assert_same_bank(load_bank([exported]), load_bank([team]))  # the tolerance too
+    assert "tolerance: 2.5%" in text
     # The range is written as the range it was, so the file stays as short as the author's.
     assert "from: 4" in text and "to: 64" in text and "step: 4" in text
 

@@ -65,7 +65,8 @@ async def test_a_generated_question_is_posted_answered_kept_over_a_restart_and_r
     bots.bank = with_tagged_template()
     second = await bots.start()
     assert second.runtime.quiz.bank is not first.runtime.quiz.bank
-    wrong = (right + 1) % len(ids)
+    assert ids[-1] == f"zqt:{row.id}"  # Type it, after the letters (test_discord_typed.py)
+    wrong = (right + 1) % len(question.options)
     late = await fake_discord.reply_to(await fake_discord.click(mid, ids[wrong], user(2)))
     assert text_of(late) == (
         f"❌ Not quite: you chose {'ABCD'[wrong]}. The answer is {'ABCD'[right]}) {right_text}"

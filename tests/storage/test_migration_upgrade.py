@@ -104,11 +104,12 @@ async def test_upgrade_keeps_every_row_and_renames_the_columns(
     await store.close()
     after = dump(v2_copy)
 
-    # answers (round_id, player_id, option -> choice, correct, points, answered_at): same rows.
+    # answers (round_id, player_id, option -> choice, correct, points, answered_at): same rows,
+    # and what was typed (step 19), nothing for old ones (clicks).
     assert columns(v2_copy, "answers") == [
-        "round_id", "player_id", "choice", "correct", "points", "answered_at"
+        "round_id", "player_id", "choice", "correct", "points", "answered_at", "typed"
     ]  # fmt: skip
-    assert after["answers"] == before["answers"]
+    assert after["answers"] == [(*row, None) for row in before["answers"]]
     # players keep their ids and platform user ids (column `user` -> `platform_user`).
     assert columns(v2_copy, "players") == ["id", "team_id", "platform_user", "display_name"]
     assert after["players"] == before["players"]
