@@ -94,7 +94,7 @@ class Quiz:
         self.reviews = reviews  # the personal review
         self.drills = drills or Drills(store, library, clock)  # the person's missed questions
         self.reports = reports or Reports(store, library, clock)  # questions players flagged
-        self.typed = TypedAnswers(rounds)  # a generated question's number, typed
+        self.typed = TypedAnswers(rounds, library)  # a generated question's number, typed
         self.controls = controls  # window, season, forget, audit (bot/controls/)
         self.daily = daily
         self._insights = insights or Insights(store, bank, clock)  # what the answers show

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot import presenter
 from bot.i18n import t
+from bot.library import Library
 from bot.model import UserRef
 from bot.reviewing import decode
 from bot.rounds import POINTS_PER_CORRECT, Rounds
@@ -16,8 +17,9 @@ from bot.views import Feedback, TypedForm
 
 
 class TypedAnswers:
-    def __init__(self, rounds: Rounds) -> None:
+    def __init__(self, rounds: Rounds, library: Library) -> None:
         self.rounds = rounds
+        self.library = library  # a review or drill card's question
 
     async def form(self, round_id: int, user: UserRef) -> TypedForm | Feedback:
         """The form to type the round's number in; why not (a private reply) when the round is
@@ -38,7 +40,7 @@ class TypedAnswers:
         click = decode(token)
         if click is None or click.kind not in ("a", "b"):
             return None
-        question = await self.rounds.library.get(click.question_id)
+        question = await self.library.get(click.question_id)
         number = question.number if question is not None else None
         return form(number, click.lang) if number is not None else None
 

@@ -1033,6 +1033,12 @@ def custom_ids(message: Json) -> list[str]:
     return [c["custom_id"] for row in message["components"] for c in row["components"]]
 
 
+def letter_ids(message: Json) -> list[str]:
+    """The custom_ids of a question's (or a review card's) own buttons, in order: not a generated
+    question's Type it (zqt:) nor a verdict's Report (zqp:)."""
+    return [c for c in custom_ids(message) if c.startswith(("zq:a:", "zqr:"))]
+
+
 @pytest.fixture
 def endpoints() -> Iterator[None]:
     """Restore discord.py's REST and gateway addresses after the test."""

@@ -229,11 +229,13 @@ async def slack_command(
 
 
 def slack_question(fake: FakeSlack) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
-    """The question in the channel, as first posted: (ts, message, its buttons)."""
+    """The question in the channel, as first posted: (ts, message, its letter buttons: not a
+    generated question's Type it, which opens a form and records nothing)."""
     for ts, message in reversed(fake.posted.items()):
         for block in message["blocks"]:
             if block["type"] == "actions":
-                return ts, message, block["elements"]
+                letters = [e for e in block["elements"] if e["action_id"] != "zq_typed"]
+                return ts, message, letters
     raise AssertionError("no question was posted")
 
 

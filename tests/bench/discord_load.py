@@ -57,7 +57,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]  # fake_discord lives in tests/ and imports bot/
 
 from aiohttp import web  # noqa: E402
-from fake_discord import FakeDiscord, custom_ids, user  # noqa: E402
+from fake_discord import FakeDiscord, letter_ids, user  # noqa: E402
 from loadkit import Child, Sampler, child_env, pct, stored_values  # noqa: E402
 
 BARE = HERE / "bare_discord.py"
@@ -147,7 +147,7 @@ class Clicker:
     def __init__(self, fake: BenchDiscord, message_id: int) -> None:
         self.fake = fake
         self.message_id = message_id
-        self.ids = custom_ids(fake.messages[message_id])
+        self.ids = letter_ids(fake.messages[message_id])  # not Type it
         self.users = itertools.count(1)
         self.seen = dict(fake.messages[message_id])
 

@@ -88,7 +88,8 @@ class ClickMaker:
     def __init__(self, message: dict[str, Any], respond_base: str) -> None:
         self.respond_base = respond_base
         actions = next(b for b in message["blocks"] if b["type"] == "actions")
-        self.buttons = [b for b in actions["elements"] if b["type"] == "button"]
+        buttons = [b for b in actions["elements"] if b["type"] == "button"]
+        self.buttons = [b for b in buttons if b["action_id"] != "zq_typed"]  # letters only
         self.block_id = actions["block_id"]
         self.template: dict[str, Any] = {
             "type": "block_actions",

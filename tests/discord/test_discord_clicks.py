@@ -16,8 +16,8 @@ from fake_discord import (
     BotFactory,
     FakeDiscord,
     answers,
-    custom_ids,
     latest_round,
+    letter_ids,
     right_option,
     text_of,
     user,
@@ -31,7 +31,7 @@ async def test_a_click_is_answered_and_recorded_even_if_its_message_lacks_the_bu
     bot = await bots.start()
     await fake_discord.reply_to(await fake_discord.slash("question"))
     mid = fake_discord.posted[-1]
-    ids = custom_ids(fake_discord.messages[mid])
+    ids = letter_ids(fake_discord.messages[mid])
     right = right_option(bot, await latest_round(bot))
 
     verdict = await fake_discord.reply_to(await fake_discord.click(mid, ids[right], user(1)))
@@ -67,7 +67,7 @@ async def test_distinct_people_clicking_leave_nothing_behind_in_the_client(
     bot = await bots.start()
     await fake_discord.reply_to(await fake_discord.slash("question"))
     mid = fake_discord.posted[-1]
-    ids = custom_ids(fake_discord.messages[mid])
+    ids = letter_ids(fake_discord.messages[mid])
     people = 40
     for n in range(1, people + 1):
         verdict = await fake_discord.reply_to(await fake_discord.click(mid, ids[n % 4], user(n)))

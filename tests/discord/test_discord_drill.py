@@ -15,6 +15,7 @@ from fake_discord import (
     answers,
     custom_ids,
     latest_round,
+    letter_ids,
     right_option,
     text_of,
     user,
@@ -33,7 +34,7 @@ async def miss_two(fake: FakeDiscord, bot: RunningBot, bots: BotFactory) -> list
         await fake.reply_to(await fake.slash("question"))
         row = await latest_round(bot)
         mid = fake.posted[-1]
-        ids = custom_ids(fake.messages[mid])
+        ids = letter_ids(fake.messages[mid])
         wrong = (right_option(bot, row) + 1) % len(ids)
         await fake.reply_to(await fake.click(mid, ids[wrong], user(1)))
         await fake.reply_to(await fake.slash("close", permissions=MANAGE_GUILD))
@@ -48,7 +49,7 @@ def shown_question(message: dict[str, object]) -> str:
 
 
 def option_button(bot: RunningBot, message: dict[str, object], *, right: bool) -> str:
-    for custom_id in custom_ids(message):
+    for custom_id in letter_ids(message):
         click = decode(review_token(custom_id) or "")
         assert click is not None
         question = bot.runtime.quiz.bank.get(click.question_id)

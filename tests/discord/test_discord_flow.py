@@ -23,8 +23,8 @@ from fake_discord import (
     FakeDiscord,
     RunningBot,
     answers,
-    custom_ids,
     latest_round,
+    letter_ids,
     right_option,
     text_of,
     user,
@@ -41,7 +41,7 @@ async def post_question(fake: FakeDiscord, bot: RunningBot) -> tuple[int, list[s
     reply = await fake.reply_to(await fake.slash("question"))
     assert reply["flags"] & EPHEMERAL and text_of(reply) == "Question posted."
     mid = fake.posted[-1]
-    return mid, custom_ids(fake.messages[mid]), await latest_round(bot)
+    return mid, letter_ids(fake.messages[mid]), await latest_round(bot)
 
 
 async def test_question_and_private_answers_with_the_explanation(
@@ -193,7 +193,7 @@ async def test_long_rounds_stop_live_edits_after_an_hour_and_reveal_in_a_new_mes
     channel = ChannelRef("discord", str(GUILD_ID), str(CHANNEL_ID))
     await bot.runtime.quiz.start_round(channel, window=timedelta(hours=3))
     [mid] = fake_discord.posted
-    ids = custom_ids(fake_discord.messages[mid])
+    ids = letter_ids(fake_discord.messages[mid])
     row = await latest_round(bot)
     await fake_discord.reply_to(await fake_discord.click(mid, ids[0], user(1)))
     await fake_discord.wait_for(lambda: len(fake_discord.edits_of(mid)) == 1)

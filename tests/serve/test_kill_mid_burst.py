@@ -17,7 +17,7 @@ import signal
 from pathlib import Path
 
 import aiohttp
-from fake_discord import MANAGE_GUILD, FakeDiscord, custom_ids, user
+from fake_discord import MANAGE_GUILD, FakeDiscord, letter_ids, user
 from fake_slack import FakeSlack
 from serve_process import (
     BURST_TIMEOUT,
@@ -128,7 +128,7 @@ async def test_discord_clicks_acknowledged_before_a_sigkill_are_all_counted(
     posted = await fake.reply_to(await fake.slash("question"), timeout=10)
     assert "Question posted." in embed_text(posted), first.text
     mid = fake.posted[-1]
-    ids = custom_ids(fake.messages[mid])
+    ids = letter_ids(fake.messages[mid])
     round_id = int(ids[0].split(":")[2])  # zq:a:<round>:<option>
     people = [user(1000 + i) for i in range(PEOPLE)]
     clicks: dict[str, str] = {}  # interaction token -> who clicked

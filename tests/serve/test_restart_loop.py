@@ -17,7 +17,7 @@ import re
 import signal
 from pathlib import Path
 
-from fake_discord import MANAGE_GUILD, FakeDiscord, custom_ids, user
+from fake_discord import MANAGE_GUILD, FakeDiscord, custom_ids, letter_ids, user
 from serve_process import (
     Serve,
     answered_users,
@@ -77,7 +77,7 @@ async def test_twenty_sigkills_lose_no_acknowledged_click_and_reveal_every_quest
             await fake.slash("question")
             await poll(lambda: len(fake.posted) > before, "the question", WAIT)
             mid = fake.posted[-1]
-            ids = custom_ids(fake.messages[mid])
+            ids = letter_ids(fake.messages[mid])  # the letters, not Type it
             for n in range(PEOPLE):
                 who = user(100 * cycle + n)
                 token = await fake.click(mid, ids[n % len(ids)], who)
