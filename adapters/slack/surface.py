@@ -37,7 +37,7 @@ from adapters.slack.config import (
     load_config,
 )
 from adapters.slack.handlers import SlackHandlers
-from adapters.slack.inbound import ShapeCheck, inbound_middleware
+from adapters.slack import inbound
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
@@ -159,11 +159,14 @@ class SlackSurface:
             logger=bolt_log,
             # The HTTP response leaves at ack(); the handlers run what follows as tracked tasks.
             process_before_response=True,
+            # Over HTTP, inbound.py's front door has checked the signature of every request
+            # before Bolt gets it, and hands Bolt the body as JSON, not the text Slack signed.
+            request_verification_enabled=False,
             oauth_settings=self._oauth_settings(oauth, installs, client),
             installation_store=installs,
             installation_store_bot_only=True if installs is not None else None,
         )
-        self.app.middleware(ShapeCheck())
+        self.app.middleware(inbound.ShapeCheck())
         self._users = SlackUsers(
             client,
             self.config.admins,
@@ -185,12 +188,11 @@ class SlackSurface:
             await self._connect_socket(client, self.app, self.config.app_token)
             log.info("Slack: connected in Socket Mode")
         else:
-            web_app = self.app.web_app(path=EVENTS_PATH)
             secret = self.config.signing_secret or ""
             # One workspace: answer clicks skip Bolt's dispatch (inbound.py). Several: Bolt's
             # authorisation finds the clicking workspace's installation first.
             direct = handlers.answer_click if self.config.oauth is None else None
-            web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH, direct))
+            web_app = inbound.web_app(self.app, secret, EVENTS_PATH, direct)
             # /healthz, /readyz and /metrics are not here: they have their own listener,
             # loopback by default (adapters/health.py), not the internet's.
             # Anyone may open the OAuth pages: beyond 20 a second they get 429 (front.Gate).
