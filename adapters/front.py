@@ -332,6 +332,12 @@ class Listener:
         self.addresses = [sock.getsockname() for sock in sockets]
         self._tasks = [asyncio.create_task(self._accept(sock)) for sock in sockets]
 
+    @property
+    def url(self) -> str:
+        """http://host:port of the first address (the port is the real one when 0 was asked)."""
+        host, port = self.addresses[0][:2]
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
     async def _accept(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
         server = self.runner.server

@@ -117,6 +117,5 @@ async def start_server(health: Health, host: str, port: int) -> Listener:
     app.add_routes(health.routes())
     limits = HttpLimits(max_connections=MAX_CONNECTIONS)
     listener = await serve_app(app, host, port, limits, "health")
-    bound_host, bound_port = listener.addresses[0][:2]
-    log.info("health and metrics on http://%s:%s", bound_host, bound_port)
+    log.info("health and metrics on %s", listener.url)
     return listener
