@@ -380,14 +380,21 @@ def _refuse(conn: socket.socket) -> None:
 
 async def _listen(host: str, port: int) -> list[socket.socket]:
     """Listening sockets on every address `host` names, as asyncio's create_server binds them."""
-    loop = asyncio.get_running_loop()
-    found = await loop.getaddrinfo(
-        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )
+    try:  # an address needs no resolver thread
+        found = socket.getaddrinfo(
+            host or None,
+            port,
+            type=socket.SOCK_STREAM,
+            flags=socket.AI_PASSIVE | socket.AI_NUMERICHOST,
+        )
+    except socket.gaierror:  # a name
+        found = await asyncio.get_running_loop().getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
     sockets: list[socket.socket] = []
     try:
         for family, address in dict.fromkeys((info[0], info[4]) for info in found):
-            sockets.append(socket.create_server(address[:2], family=family, backlog=BACKLOG))
+            sockets.append(socket.create_server(address, family=family, backlog=BACKLOG))
             sockets[-1].setblocking(False)
     except BaseException:
         for sock in sockets:
