@@ -51,6 +51,9 @@ BACKLOG = 256  # the kernel queues this many before accept: a burst of connects 
 RESERVED_FILES = 256 + BACKLOG
 LINGER_SECONDS = 2.0  # after an answer, how long aiohttp reads and drops an unread body
 REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+# Connections that closed by themselves (the client, aiohttp's idle timer) are forgotten at the
+# cap, when counted for /metrics, and every this many accepted, so few are held below the cap.
+SWEEP_EVERY = 64
 # accept() failing for want of resources: asyncio's own server pauses a second on these too.
 SHORT_OF = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
@@ -163,6 +166,7 @@ class Front:
         self.refused = 0
         self.displaced = 0
         self.timed_out = 0
+        self._accepted = 0
 
     @property
     def open(self) -> int:
@@ -176,6 +180,9 @@ class Front:
     def admit(self) -> bool:
         """Room for one more connection, displacing the oldest waiting one at the cap."""
         cap = self.limits.max_connections
+        self._accepted += 1
+        if self._accepted % SWEEP_EVERY == 0:
+            self._sweep()
         if len(self._waiting) + len(self._busy) < cap or self.open < cap:
             return True
         for transport in self._waiting:
