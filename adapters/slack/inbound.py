@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
@@ -94,21 +95,20 @@ def web_app(
     routes = [web.post(path, events)]
     flow = app.oauth_flow
     if flow is not None:
-
-        async def install(request: web.Request) -> web.Response:
-            return await to_aiohttp_response(
-                await flow.handle_installation(await to_bolt_request(request))
-            )
-
-        async def redirect(request: web.Request) -> web.Response:
-            return await to_aiohttp_response(
-                await flow.handle_callback(await to_bolt_request(request))
-            )
-
-        routes += [web.get(flow.install_path, install), web.get(flow.redirect_uri_path, redirect)]
+        routes.append(web.get(flow.install_path, _page(flow.handle_installation)))
+        routes.append(web.get(flow.redirect_uri_path, _page(flow.handle_callback)))
     web_app = web.Application()
     web_app.add_routes(routes)
     return web_app
+
+
+def _page(answer: Callable[[AsyncBoltRequest], Awaitable[BoltResponse]]) -> Handler:
+    """An OAuth page, answered by Bolt's OAuth flow as Bolt's own server does."""
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        return await to_aiohttp_response(await answer(await to_bolt_request(request)))
+
+    return page
 
 
 class ShapeCheck(AsyncMiddleware):
