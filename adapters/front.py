@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
 import resource
 import socket
@@ -54,8 +53,6 @@ REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection:
 # Connections that closed by themselves (the client, aiohttp's idle timer) are forgotten at the
 # cap, when counted for /metrics, and every this many accepted, so few are held below the cap.
 SWEEP_EVERY = 64
-# accept() failing for want of resources: asyncio's own server pauses a second on these too.
-SHORT_OF = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 @dataclass(frozen=True)
@@ -352,9 +349,9 @@ class Listener:
         while True:
             try:
                 conn, _ = await loop.sock_accept(sock)
-            except OSError as exc:
-                if exc.errno not in SHORT_OF:
-                    raise
+            except ConnectionAbortedError:  # the client left before it was accepted
+                continue
+            except OSError as exc:  # as asyncio's own server: a second's pause, then again
                 log.warning("http %s: cannot accept a connection: %s", self.front.name, exc)
                 await asyncio.sleep(1.0)
                 continue
