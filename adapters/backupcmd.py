@@ -7,19 +7,22 @@ holds data unless --replace, and a SQLite target some process (a running bot) ha
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adapters.exitcodes import EX_CONFIG, storage_exit
 from adapters.progress import for_stream
 from bot.config import database_path
 from bot.storage import StorageError
 
+if TYPE_CHECKING:
+    from adapters.cli import Subcommands
+
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parsers(sub: Subcommands) -> None:
     backup = sub.add_parser("backup", help="write a backup of the database (safe while it runs)")
     backup.add_argument("path", metavar="PATH", help="the backup file to write (replaced)")
     backup.add_argument("--db", help=DB_HELP)

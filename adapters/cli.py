@@ -9,7 +9,7 @@ import os
 import random
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import adapters.codecache  # noqa: F401  (first: the dataclasses imported below are built from it)
 from adapters.exitcodes import EX_CONFIG, EX_PIPE, EX_USAGE, storage_exit
@@ -38,8 +38,19 @@ def installed_version() -> str:
         return "unknown (not installed)"
 
 
-class VersionAction(argparse._VersionAction):
+class Subcommands(Protocol):
+    """What `add_subparsers()` returns, as the command modules use it (argparse names its class
+    only privately)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
+class VersionAction(argparse.Action):
     """`--version`, the installed version read only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show the version and exit")
+        super().__init__(option_strings, dest=argparse.SUPPRESS, nargs=0, **kwargs)
 
     def __call__(
         self,
@@ -48,8 +59,8 @@ class VersionAction(argparse._VersionAction):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        self.version = f"zeroquiz {installed_version()}"
-        super().__call__(parser, namespace, values, option_string)
+        print(f"zeroquiz {installed_version()}")
+        parser.exit()
 
 
 def serve_options(serve: argparse.ArgumentParser) -> None:

@@ -1,50 +1,58 @@
 """The HTTP front of every listener `zeroquiz serve` opens: what a hostile client can't do to it.
 
-aiohttp's server already refuses an over-long header line or field (8190 bytes), more than 128
-headers and a body over the app's client_max_size, and closes a connection that has sent no
-complete request within its keep-alive timer. What it lacks is added here:
-- a connection cap, well below the open-file limit: at the cap a new connection displaces the
-  oldest one with no request in progress (one that is idle or still sending its head), and when
-  every connection is inside a request the new one gets a short 503 and is closed, cheaply, before
-  aiohttp sees it;
-- a header timeout: a request's head must arrive complete within `header_timeout` of the
-  connection opening, or of its first byte after the previous response;
-- an idle limit on kept-alive connections (`idle_timeout`);
-- a body timeout: the body must arrive within `body_timeout` of the head, else 408;
-- no traceback for anything a client does: a malformed head (aiohttp's 400), a body cut off or
-  badly chunked is one DEBUG line, never an ERROR.
+On public APIs only: the listening sockets are ours; each accepted connection is handed with
+asyncio's `connect_accepted_socket` to aiohttp's low-level `web.Server` (documented as a protocol
+factory for asyncio), and the front keeps its asyncio transport; a middleware sees each request
+begin and end. Which limit lives where (docs/operations.md has the table):
+- aiohttp's documented settings: an over-long header line or field (8190 bytes), more than 128
+  headers, a body over the app's client_max_size (413); `keepalive_timeout` = `idle_timeout`: a
+  connection must bring a whole request head within it of its last response (idle and slow
+  alike), and of opening (behind the shorter header timeout below);
+- here: a connection cap, well below the open-file limit: at the cap a new connection displaces
+  the oldest one with no request in progress (new, or kept alive after a response), and when
+  every connection is inside a request the new one gets a short 503 and is closed, before
+  aiohttp sees it; a new connection's first request head within `header_timeout`; a body
+  within `body_timeout` of its head, else 408; no traceback for anything a client does (a
+  malformed head, a body cut off or badly chunked is one DEBUG line, never an ERROR);
+- the reverse proxy HTTP mode requires (TLS): a head trickled over a connection kept alive after
+  a response is timed by aiohttp's idle timer here (75 s); the proxy's own header timeout and
+  per-client connection limits are the finer guard.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import resource
+import socket
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aiohttp import web
-from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.http import HttpProcessingError
 from aiohttp.typedefs import Handler
-from aiohttp.web_protocol import RequestHandler, RequestPayloadError
 
 if TYPE_CHECKING:
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 log = logging.getLogger(__name__)
-# aiohttp's per-connection log, given to its RequestHandler: client faults are demoted here.
+# aiohttp's per-connection log, given to its server: client faults are demoted here.
 server_log = logging.getLogger("adapters.front.server")
 
 DEFAULT_MAX_CONNECTIONS = 1000
 # Open files kept for everything but inbound connections: the database and its journal files,
 # the outbound HTTP pools (Slack, Discord, reply URLs), PostgreSQL's pool, the health listener;
-# and the sockets of a burst that asyncio accepts (up to BACKLOG) before the front sees them.
+# and the sockets of a burst the kernel queues (up to BACKLOG) before the front accepts them.
 BACKLOG = 256  # the kernel queues this many before accept: a burst of connects isn't dropped
 RESERVED_FILES = 256 + BACKLOG
 LINGER_SECONDS = 2.0  # after an answer, how long aiohttp reads and drops an unread body
 REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+# Connections that closed by themselves (the client, aiohttp's idle timer) are forgotten at the
+# cap, when counted for /metrics, and every this many accepted, so few are held below the cap.
+SWEEP_EVERY = 64
 
 
 @dataclass(frozen=True)
@@ -128,7 +136,7 @@ class _ClientFaults(logging.Filter):
         return server_log.isEnabledFor(logging.DEBUG)
 
 
-_CLIENT_FAULTS = (HttpProcessingError, RequestPayloadError, ConnectionError)
+_CLIENT_FAULTS = (HttpProcessingError, web.RequestPayloadError, ConnectionError)
 server_log.addFilter(_ClientFaults())
 
 
@@ -138,60 +146,88 @@ def _reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+Transport = asyncio.BaseTransport
+
+
 class Front:
-    """One listener's connections: counted, timed, and displaced or refused at the cap."""
+    """One listener's connections, by transport: counted, timed, displaced or refused at the cap."""
 
     def __init__(self, limits: HttpLimits, name: str) -> None:
         self.limits = limits
         self.name = name
-        self._guards: dict[RequestHandler, _Guard] = {}
         # Connections with no request in progress, oldest first: the ones a new one displaces.
-        self._waiting: dict[_Guard, None] = {}
+        # A new one carries its header timer; one kept alive after a response, None (aiohttp's
+        # keep-alive timer closes it). Closed ones leave at the next sweep.
+        self._waiting: dict[Transport, asyncio.TimerHandle | None] = {}
+        self._busy: set[Transport] = set()
         self.refused = 0
         self.displaced = 0
         self.timed_out = 0
+        self._accepted = 0
 
     @property
     def open(self) -> int:
-        return len(self._guards)
+        self._sweep()
+        return len(self._waiting) + len(self._busy)
 
     @property
     def in_request(self) -> int:
-        return len(self._guards) - len(self._waiting)
+        return len(self._busy)
 
-    def protocol(self, server: web.Server) -> asyncio.Protocol:
-        """The protocol of one accepted connection (the listening socket's factory)."""
-        if len(self._guards) >= self.limits.max_connections and not self._displace():
-            self.refused += 1
-            log.debug("http %s: refused a connection at the cap of %d", self.name, self.open)
-            return _Refuse()
-        guard = _Guard(self, server())
-        self._guards[guard.inner] = guard
-        return guard
-
-    def _displace(self) -> bool:
-        for guard in self._waiting:
-            self.displaced += 1
-            guard.drop("displaced at the connection cap")
+    def admit(self) -> bool:
+        """Room for one more connection, displacing the oldest waiting one at the cap."""
+        cap = self.limits.max_connections
+        self._accepted += 1
+        if self._accepted % SWEEP_EVERY == 0:
+            self._sweep()
+        if len(self._waiting) + len(self._busy) < cap or self.open < cap:
             return True
+        for transport in self._waiting:
+            self.displaced += 1
+            self._drop(transport, "displaced at the connection cap")
+            return True
+        self.refused += 1
+        log.debug("http %s: refused a connection at the cap of %d", self.name, cap)
         return False
 
-    def forget(self, guard: _Guard) -> None:
-        self._guards.pop(guard.inner, None)
-        self._waiting.pop(guard, None)
+    def opened(self, transport: Transport) -> None:
+        if transport in self._busy or transport.is_closing():
+            return
+        loop = asyncio.get_running_loop()
+        self._waiting[transport] = loop.call_later(
+            self.limits.header_timeout, self._expired, transport
+        )
 
-    def waiting(self, guard: _Guard, waits: bool) -> None:
-        self._waiting.pop(guard, None)
-        if waits and guard.inner in self._guards:
-            self._waiting[guard] = None  # to the end: the most recently active
+    def _expired(self, transport: Transport) -> None:
+        if self._waiting.get(transport) is None:  # a request came, or it is gone
+            return
+        if not transport.is_closing():
+            self.timed_out += 1
+        self._drop(transport, "no complete request head")
+
+    def _drop(self, transport: Transport, why: str) -> None:
+        log.debug("http %s: closed a connection (%s)", self.name, why)
+        self._forget(transport)
+        transport.close()
+
+    def _forget(self, transport: Transport) -> None:
+        timer = self._waiting.pop(transport, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _sweep(self) -> None:
+        """Forget the connections that closed by themselves (the client, aiohttp)."""
+        for transport in [t for t in self._waiting if t.is_closing()]:
+            self._forget(transport)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """The head is in: no header timer while the request runs; its body within
         body_timeout (then every handler reads it from memory)."""
-        guard = self._guards.get(request.protocol)
-        if guard is not None:
-            guard.busy()
+        transport = request.transport
+        if transport is not None:
+            self._forget(transport)
+            self._busy.add(transport)
         try:
             if request.body_exists:
                 try:
@@ -205,95 +241,16 @@ class Front:
                     return _closing(400, "malformed request body")
             return await handler(request)
         finally:
-            if guard is not None:
-                guard.idle()
+            if transport is not None:
+                self._busy.discard(transport)
+                if not transport.is_closing():
+                    self._waiting[transport] = None  # to the end: the most recently active
 
 
 def _closing(status: int, text: str) -> web.Response:
     response = web.json_response({"error": text}, status=status)
     response.force_close()
     return response
-
-
-class _Refuse(asyncio.Protocol):
-    """A connection over the cap: a 503 and closed, without reading a byte."""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        transport.write(REFUSED)
-        transport.close()
-
-
-class _Guard(asyncio.Protocol):
-    """aiohttp's RequestHandler for one connection, with a timer on its head and idle time."""
-
-    def __init__(self, front: Front, inner: RequestHandler) -> None:
-        self.front = front
-        self.inner = inner
-        self.transport: asyncio.Transport | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._idle = False  # kept alive after a response, nothing of the next request yet
-        self._busy = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        self.front.waiting(self, True)
-        self._arm(self.front.limits.header_timeout, "no complete request head")
-        self.inner.connection_made(transport)
-
-    def data_received(self, data: bytes) -> None:
-        if self._idle:
-            self._idle = False
-            self._arm(self.front.limits.header_timeout, "no complete request head")
-        self.inner.data_received(data)
-
-    def eof_received(self) -> bool | None:
-        return self.inner.eof_received()  # type: ignore[func-returns-value]
-
-    def pause_writing(self) -> None:
-        self.inner.pause_writing()
-
-    def resume_writing(self) -> None:
-        self.inner.resume_writing()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        self.front.forget(self)
-        self.inner.connection_lost(exc)
-
-    def busy(self) -> None:
-        self._busy, self._idle = True, False
-        self._disarm()
-        self.front.waiting(self, False)
-
-    def idle(self) -> None:
-        self._busy, self._idle = False, True
-        self._arm(self.front.limits.idle_timeout, "idle")
-        self.front.waiting(self, True)
-
-    def drop(self, why: str) -> None:
-        log.debug("http %s: closed a connection (%s)", self.front.name, why)
-        self._disarm()
-        self.front.forget(self)
-        if self.transport is not None:
-            self.transport.close()
-
-    def _arm(self, seconds: float, why: str) -> None:
-        self._disarm()
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(seconds, self._expired, why)
-
-    def _disarm(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _expired(self, why: str) -> None:
-        self._timer = None
-        if not self._busy:
-            self.front.timed_out += 1
-            self.drop(why)
 
 
 class Gate:
@@ -368,28 +325,86 @@ class FrontMetrics:
         yield closed
 
 
-class GuardedSite(web.BaseSite):
-    """aiohttp's TCPSite with each accepted connection going through a Front."""
+class Listener:
+    """A listener: our sockets, their accept loops, aiohttp's runner (`addresses`, `cleanup`
+    as an AppRunner's) and the front."""
 
-    def __init__(self, runner: web.BaseRunner, host: str, port: int, front: Front) -> None:
-        super().__init__(runner, backlog=BACKLOG)
-        self._host = host
-        self._port = port
+    def __init__(self, runner: web.AppRunner, front: Front, sockets: list[socket.socket]) -> None:
+        self.runner = runner
         self.front = front
+        self.sockets = sockets
+        self.addresses = [sock.getsockname() for sock in sockets]
+        self._tasks = [asyncio.create_task(self._accept(sock)) for sock in sockets]
 
     @property
-    def name(self) -> str:
-        sockets = getattr(self._server, "sockets", None)
-        port = sockets[0].getsockname()[1] if sockets else self._port
-        return f"http://{self._host}:{port}"
+    def url(self) -> str:
+        """http://host:port of the first address (the port is the real one when 0 was asked)."""
+        host, port = self.addresses[0][:2]
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
-    async def start(self) -> None:
-        await super().start()
-        server = self._runner.server
+    async def _accept(self, sock: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        server = self.runner.server
         assert server is not None
-        self._server = await asyncio.get_running_loop().create_server(
-            lambda: self.front.protocol(server), self._host, self._port, backlog=self._backlog
+        while True:
+            try:
+                conn, _ = await loop.sock_accept(sock)
+            except ConnectionAbortedError:  # the client left before it was accepted
+                continue
+            except OSError as exc:  # as asyncio's own server: a second's pause, then again
+                log.warning("http %s: cannot accept a connection: %s", self.front.name, exc)
+                await asyncio.sleep(1.0)
+                continue
+            if not self.front.admit():
+                _refuse(conn)
+                continue
+            try:
+                transport, _ = await loop.connect_accepted_socket(server, conn)
+            except OSError:
+                conn.close()
+                continue
+            self.front.opened(transport)
+
+    async def cleanup(self) -> None:
+        """Stop accepting, then aiohttp's shutdown: requests in progress may finish."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for sock in self.sockets:
+            sock.close()
+        await self.runner.cleanup()
+
+
+def _refuse(conn: socket.socket) -> None:
+    """A connection over the cap: a 503 and closed, without reading a byte."""
+    with contextlib.suppress(OSError):
+        conn.send(REFUSED)
+    conn.close()
+
+
+async def _listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on every address `host` names, as asyncio's create_server binds them."""
+    try:  # an address needs no resolver thread
+        found = socket.getaddrinfo(
+            host or None,
+            port,
+            type=socket.SOCK_STREAM,
+            flags=socket.AI_PASSIVE | socket.AI_NUMERICHOST,
         )
+    except socket.gaierror:  # a name
+        found = await asyncio.get_running_loop().getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    sockets: list[socket.socket] = []
+    try:
+        for family, address in dict.fromkeys((info[0], info[4]) for info in found):
+            sockets.append(socket.create_server(address, family=family, backlog=BACKLOG))
+            sockets[-1].setblocking(False)
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
 async def serve_app(
@@ -400,9 +415,8 @@ async def serve_app(
     name: str,
     *,
     gate: Gate | None = None,
-) -> tuple[web.AppRunner, Front]:
-    """Serve `app` on host:port behind a Front (and a Gate on some paths, if given): the runner
-    (its `addresses`) and the front."""
+) -> Listener:
+    """Serve `app` on host:port behind a Front (and a Gate on some paths, if given)."""
     front = Front(limits, name)
     if gate is not None:
         app.middlewares.insert(0, gate.middleware)
@@ -412,15 +426,15 @@ async def serve_app(
         handle_signals=False,
         access_log=None,
         logger=server_log,
-        # aiohttp's own timer, a backstop behind the Front's: it closes a connection that has
-        # not sent a whole request within this long of opening or of its last response.
-        keepalive_timeout=limits.header_timeout + limits.idle_timeout,
+        # aiohttp's own timer: a connection that has not sent a whole request head within this
+        # long of its last response (or of opening: the front's header timer is shorter) closes.
+        keepalive_timeout=limits.idle_timeout,
         lingering_time=LINGER_SECONDS,
     )
     await runner.setup()
     try:
-        await GuardedSite(runner, host, port, front).start()
+        sockets = await _listen(host, port)
     except BaseException:
         await runner.cleanup()
         raise
-    return runner, front
+    return Listener(runner, front, sockets)

@@ -22,6 +22,8 @@ from bot.storage import Store
 if TYPE_CHECKING:  # the server's parts are imported when it starts: most starts serve no metrics
     from aiohttp import web
 
+    from adapters.front import Listener
+
 log = logging.getLogger(__name__)
 
 DB_TIMEOUT = 2.0  # a database slower than this to say "1" is not ready
@@ -105,7 +107,7 @@ def metrics_address(env: Mapping[str, str]) -> tuple[str, int] | None:
     return env.get("ZEROQUIZ_METRICS_HOST", "").strip() or "127.0.0.1", int(raw)
 
 
-async def start_server(health: Health, host: str, port: int) -> web.AppRunner:
+async def start_server(health: Health, host: str, port: int) -> Listener:
     """The health and metrics routes on their own server; port 0 takes a free one (logged)."""
     from aiohttp import web
 
@@ -114,7 +116,6 @@ async def start_server(health: Health, host: str, port: int) -> web.AppRunner:
     app = web.Application()
     app.add_routes(health.routes())
     limits = HttpLimits(max_connections=MAX_CONNECTIONS)
-    runner, _ = await serve_app(app, host, port, limits, "health")
-    bound_host, bound_port = runner.addresses[0][:2]
-    log.info("health and metrics on http://%s:%s", bound_host, bound_port)
-    return runner
+    listener = await serve_app(app, host, port, limits, "health")
+    log.info("health and metrics on %s", listener.url)
+    return listener

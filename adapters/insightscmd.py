@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from adapters.insight_text import insights_text
 from adapters.resultscmd import add_team_arguments, open_store, team_bank
@@ -20,8 +21,11 @@ from bot.results import FORMATS, insights_csv, insights_json
 from bot.topics import topics
 from bot.views import PERIODS
 
+if TYPE_CHECKING:
+    from adapters.cli import Subcommands
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def add_parser(sub: Subcommands) -> None:
     insights = sub.add_parser(
         "insights", help="what a team gets wrong, and questions whose key to check"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adapters.exitcodes import storage_exit
 from bot.bank import Bank
@@ -19,12 +20,15 @@ from bot.model import TeamRef
 from bot.storage import StorageError, Store
 from bot.teampacks import Added, TeamPacks
 
+if TYPE_CHECKING:
+    from adapters.cli import Subcommands
+
 PLATFORMS = ("slack", "discord", "console")  # console: the terminal's games, team `local`
 IMPORT_FORMATS = ("gift", "aiken", "csv")
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parsers(sub: Subcommands) -> None:
     pack = sub.add_parser("pack", help="a team's question packs in the database")
     actions = pack.add_subparsers(dest="action", required=True)
     for name, what in (

@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adapters.errors import ConfigError
 from adapters.exitcodes import EX_CONFIG, EX_USAGE, storage_exit
@@ -19,6 +20,9 @@ from bot.library import Library
 from bot.model import TeamRef
 from bot.results import FORMATS, RESULT_PERIODS, Results, results_csv, results_json
 from bot.storage import StorageError, Store
+
+if TYPE_CHECKING:
+    from adapters.cli import Subcommands
 
 DB_HELP = "SQLite file or postgresql:// URL (default: $ZEROQUIZ_DB or a per-user data dir)"
 PLATFORMS = ("slack", "discord", "console")  # console: the terminal's games, team `local`
@@ -41,7 +45,7 @@ def add_team_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(sub: Subcommands) -> None:
     results = sub.add_parser("results", help="one row per answer of a team, as CSV or JSON")
     add_team_arguments(results)
     results.add_argument("--period", choices=RESULT_PERIODS, default="all", help="default: all")

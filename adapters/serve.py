@@ -34,7 +34,7 @@ from bot.limits import LimitsError, limits_from_env
 from bot.storage import StorageError
 
 if TYPE_CHECKING:  # aiohttp's server only when metrics or Slack's HTTP mode ask for it
-    from aiohttp import web
+    from adapters.front import Listener
 
 log = logging.getLogger("zeroquiz")
 # How long a thread may hold the GIL while another waits for it (CPython's default: 5 ms). The
@@ -209,7 +209,7 @@ async def serve(
         print(f"zeroquiz: {exc}", file=sys.stderr)
         return storage_exit(exc)
     started: list[Surface] = []
-    health_server: web.AppRunner | None = None
+    health_server: Listener | None = None
     try:
         try:
             surfaces = configured_surfaces(os.environ, runtime, host, port)

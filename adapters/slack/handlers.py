@@ -212,11 +212,12 @@ class SlackHandlers:
         status = await self.answer(authorised(click, context), ack)
         return None if status == 200 else BoltResponse(status=status, body="")
 
-    async def answer_click(self, click: Click, context: AsyncBoltContext) -> int:
+    async def answer_click(self, click: Click) -> int:
         """HTTP mode's direct route for answer clicks (inbound.py): what on_answer does, on a
-        click the front door has already checked, without Bolt's dispatch. Returns the HTTP
-        status: 200 once recorded (or for a button that is no longer valid), else 503 or 500."""
-        return await self.answer(authorised(click, context), _nothing)
+        click the front door has already checked, without Bolt's dispatch, on the workspace
+        Bolt would name (one workspace: the click's own). Returns the HTTP status: 200 once
+        recorded (or for a button that is no longer valid), else 503 or 500."""
+        return await self.answer(click, _nothing)
 
     async def answer(self, click: Click, ack: Callable[[], Awaitable[Any]]) -> int:
         """Record the click, then `ack()` and return 200; the verdict follows as a tracked task.

@@ -5,17 +5,22 @@ and reads the fields it routes on without checking their types: a body that wasn
 `payload` that wasn't a JSON object or an `actions` that wasn't a list ended in HTTP 500 and a
 traceback in the log. Here, in this order:
 - no valid signature (slack_sdk's SignatureVerifier: missing, forged or stale; a body that isn't
-  UTF-8 can't carry one, since Slack signs UTF-8 text): 401, as Bolt answers. Only Bolt's
-  ssl_check, which it answers before its signature check, still goes to Bolt;
+  UTF-8 can't carry one, since Slack signs UTF-8 text): 401, as Bolt answers. Only Slack's
+  ssl_check, which Bolt answers 200 before its signature check, is answered so here too;
 - signed but malformed (shapes.py names the problem): 400 and one warning line, never the body;
 - signed and well-formed but not ZeroQuiz's (another command, another action): 404, as Bolt
   answers an unhandled request;
 - signed, not ZeroQuiz's, in a shape Slack sends every app (`app_rate_limited`, an org-level
   event without a team_id, a click on an element without a value or in another app's view):
   200 and one log line (a warning for app_rate_limited), so Slack neither retries nor counts it;
-- an answer click, with one workspace (no OAuth): straight to its handler, without Bolt's
-  dispatch, which for it only repeated the checks made here (about a sixth of a click's CPU);
-- otherwise Bolt gets the body as parsed here, once, and checks the signature again itself.
+- an answer click on a message, with one workspace (no OAuth): straight to its handler, without
+  Bolt's dispatch, which for it only repeated the checks made here (about a sixth of a click's
+  CPU), when the workspace Bolt would name is the click's own `team.id` (`_bolt_names`);
+- otherwise Bolt's dispatch, as its aiohttp adapter calls it, with the body as parsed here, once,
+  handed over as JSON: Bolt parses it again with json's C decoder, not parse_qsl (a form's
+  ~650 escapes one at a time), and reads the same fields (for a form holding the word
+  "payload", Bolt's own reading would find no command). Bolt's signature check is therefore
+  off (`request_verification_enabled=False`, surface.py): this route is the only way in.
 aiohttp refuses bodies over its client_max_size (1 MiB) with 413 while reading them.
 
 Socket Mode bodies skip this door. CheckedSocketMode (socket.py) makes the same shape check on each
@@ -27,43 +32,43 @@ again inside Bolt, before its routing reads `actions[0].action_id` unchecked.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from aiohttp import web
-from aiohttp.typedefs import Handler, Middleware
-from slack_bolt.adapter.aiohttp import to_aiohttp_response
-from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from aiohttp.typedefs import Handler
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.async_app import AsyncApp
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
-from slack_bolt.request.async_internals import build_async_context
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.signature import SignatureVerifier
 
 from adapters.slack import shapes
-from adapters.slack.shapes import Malformed, Quiet, Unhandled
+from adapters.slack.shapes import Malformed, Passed, Quiet, Unhandled
 
 log = logging.getLogger(__name__)
 
 
 # Single-workspace HTTP mode: an answer click the front door has checked goes straight to its
 # handler (handlers.SlackHandlers.answer_click), which returns the HTTP status.
-DirectClick = Callable[[shapes.Click, AsyncBoltContext], Awaitable[int]]
+DirectClick = Callable[[shapes.Click], Awaitable[int]]
 
 
-def inbound_middleware(
+def web_app(
     app: AsyncApp, signing_secret: str, path: str, direct: DirectClick | None = None
-) -> Middleware:
+) -> web.Application:
+    """The routes of Bolt's own aiohttp server (`AsyncApp.web_app`): POST `path` (through the
+    front door, the only way to Bolt's dispatch) and, with OAuth, the install and redirect
+    pages, which Bolt's OAuth flow answers as its server does."""
     verifier = SignatureVerifier(signing_secret)
 
-    @web.middleware
-    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.method != "POST" or request.path != path:
-            return await handler(request)
+    async def events(request: web.Request) -> web.StreamResponse:
         text = _utf8(await request.read())  # aiohttp keeps the bytes; nothing reads them again
         if text is None or not _signed(verifier, text, request.headers):
-            return await _unsigned(app, request, text)
+            return _unsigned(request, text)
         body = shapes.read_body(text, request.content_type)
         if isinstance(body, Malformed):
             return _malformed(body)
@@ -75,14 +80,35 @@ def inbound_middleware(
         if isinstance(verdict, Unhandled):
             log.warning("slack: no handler for a %s request: answered 404", verdict.kind)
             return _error(404, "unhandled request")
-        if direct is not None and isinstance(verdict, shapes.Click) and verdict.is_answer:
-            return await _direct(direct, verdict, body)
-        bolt_request = _bolt_request(request, text, body)
-        if bolt_request is None:
+        if isinstance(verdict, Passed) and verdict.kind == "ssl_check":
+            return web.Response(status=200, text="")
+        if direct is not None and isinstance(verdict, shapes.Click) and _bolt_names(verdict, body):
+            return await _direct(direct, verdict)
+        try:  # Bolt reads team, user, channel, enterprise, authorizations... of any request
+            bolt_request = AsyncBoltRequest(
+                body=json.dumps(body), query=request.query_string, headers=_json_headers(request)
+            )
+        except Exception:
             return _malformed(Malformed(verdict.kind, "Bolt cannot read its fields"))
         return await to_aiohttp_response(await app.async_dispatch(bolt_request))
 
-    return middleware
+    routes = [web.post(path, events)]
+    flow = app.oauth_flow
+    if flow is not None:
+        routes.append(web.get(flow.install_path, _page(flow.handle_installation)))
+        routes.append(web.get(flow.redirect_uri_path, _page(flow.handle_callback)))
+    web_app = web.Application()
+    web_app.add_routes(routes)
+    return web_app
+
+
+def _page(answer: Callable[[AsyncBoltRequest], Awaitable[BoltResponse]]) -> Handler:
+    """An OAuth page, answered by Bolt's OAuth flow as Bolt's own server does."""
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        return await to_aiohttp_response(await answer(await to_bolt_request(request)))
+
+    return page
 
 
 class ShapeCheck(AsyncMiddleware):
@@ -130,12 +156,9 @@ def _signed(verifier: SignatureVerifier, text: str, headers: Mapping[str, str]) 
         return False
 
 
-async def _unsigned(app: AsyncApp, request: web.Request, text: str | None) -> web.StreamResponse:
-    form = shapes.ssl_check(text, request.content_type) if text is not None else None
-    if form is not None and text is not None:
-        bolt_request = _bolt_request(request, text, form)
-        if bolt_request is not None:  # Bolt's SslCheck answers it before checking signatures
-            return await to_aiohttp_response(await app.async_dispatch(bolt_request))
+def _unsigned(request: web.Request, text: str | None) -> web.Response:
+    if text is not None and shapes.ssl_check(text, request.content_type) is not None:
+        return web.Response(status=200, text="")  # as Bolt's SslCheck, before any signature
     if text is None:
         log.info("slack: refused a request whose body is not UTF-8: answered 401")
     else:
@@ -143,33 +166,34 @@ async def _unsigned(app: AsyncApp, request: web.Request, text: str | None) -> we
     return _error(401, "invalid request")
 
 
-def _bolt_request(request: web.Request, text: str, body: dict[str, Any]) -> AsyncBoltRequest | None:
-    """Bolt's request with the body parsed here (Bolt would parse it again, and differently
-    for a form holding the word "payload"); None if Bolt's own field readers would fail."""
-    headers: dict[str, str | Sequence[str]] = dict(request.headers)
-    bolt_request = AsyncBoltRequest(body="", query=request.query_string, headers=headers)
-    bolt_request.raw_body = text  # what Bolt's own signature check reads
-    bolt_request.body = body
-    try:
-        # Bolt reads team, user, channel, enterprise, authorizations... of any request it gets.
-        bolt_request.context = build_async_context(AsyncBoltContext({}), body)
-    except Exception:
-        return None
-    return bolt_request
+def _json_headers(request: web.Request) -> dict[str, str | Sequence[str]]:
+    """The request's headers, its body now being JSON."""
+    headers: dict[str, str | Sequence[str]] = {
+        name: value for name, value in request.headers.items() if name.lower() != "content-type"
+    }
+    headers["Content-Type"] = "application/json"
+    return headers
 
 
-async def _direct(direct: DirectClick, click: shapes.Click, body: dict[str, Any]) -> web.Response:
-    """An answer click without Bolt's dispatch. Bolt would verify the signature again (done
-    here), authorise (single workspace: the token checked at start-up; nothing per request),
-    match the listener by its action_id and check the shape again (done here), then call the
-    handler with the context it builds from the body: that context is built here the same way,
-    so the click acts on the workspace Bolt would name."""
+def _bolt_names(click: shapes.Click, body: dict[str, Any]) -> bool:
+    """An answer click on a message whose workspace Bolt would name as the click does: Bolt
+    reads a view's app_installed_team_id first, then `team.id` (then others, when team is null
+    as in org-wide installs: those go to Bolt)."""
+    team = body.get("team")
+    return (
+        click.is_answer
+        and "view" not in body
+        and type(team) is dict
+        and team.get("id") == click.team
+    )
+
+
+async def _direct(direct: DirectClick, click: shapes.Click) -> web.Response:
+    """An answer click without Bolt's dispatch. Bolt would authorise (single workspace: the
+    token checked at start-up; nothing per request), match the listener by its action_id and
+    check the shape again (done here), then call the handler on the workspace named above."""
     try:
-        context = build_async_context(AsyncBoltContext({}), body)
-    except Exception:
-        return _malformed(Malformed(click.kind, "Bolt cannot read its fields"))
-    try:
-        status = await direct(click, context)
+        status = await direct(click)
     except Exception:  # as Bolt answers a listener that raised
         log.exception("slack: the answer click of %s failed", click.user)
         status = 500

@@ -196,6 +196,12 @@ def classify(body: Mapping[str, Any]) -> Request | Malformed | Unhandled | Quiet
         return Passed("ssl_check")
     if "event" in body and not isinstance(body["event"], dict):
         return Malformed(_kind(body), "event is not an object")  # Bolt reads event.type
+    # Bolt reads these of every request while building it, before any middleware can look.
+    auths = body.get("authorizations")
+    if auths is not None and not (isinstance(auths, list) and all(type(a) is dict for a in auths)):
+        return Malformed(_kind(body), "authorizations is not a list of objects")
+    if not isinstance(body.get("enterprise"), str | dict | None):
+        return Malformed(_kind(body), "enterprise is not an object")
     if body.get("type") == "url_verification":
         if not isinstance(body.get("challenge"), str):
             return Malformed("url_verification", "challenge is not a string")

@@ -18,17 +18,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import aiohttp
-from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.front import Front, FrontMetrics, Gate, HttpLimits, serve_app
+from adapters.front import Front, FrontMetrics, Gate, HttpLimits, Listener, serve_app
 from adapters.inflight import InFlight
 from adapters.metrics import cause_chain
 from adapters.runtime import ConfigError, Runtime, SurfaceUnavailable
+from adapters.slack import inbound
 from adapters.slack.config import (
     OAuthConfig,
     SlackConfig,
@@ -37,7 +37,6 @@ from adapters.slack.config import (
     load_config,
 )
 from adapters.slack.handlers import SlackHandlers
-from adapters.slack.inbound import ShapeCheck, inbound_middleware
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
@@ -112,7 +111,7 @@ class SlackSurface:
         self.slack_port: SlackPort | None = None
         self._session: aiohttp.ClientSession | None = None
         self._socket: CheckedSocketMode | None = None
-        self._runner: web.AppRunner | None = None
+        self._listener: Listener | None = None
         self.front: Front | None = None  # HTTP mode: its connections (counts for tests, benches)
         self._front_metrics: FrontMetrics | None = None
         self._users: SlackUsers | None = None
@@ -159,11 +158,14 @@ class SlackSurface:
             logger=bolt_log,
             # The HTTP response leaves at ack(); the handlers run what follows as tracked tasks.
             process_before_response=True,
+            # Over HTTP, inbound.py's front door has checked the signature of every request
+            # before Bolt gets it, and hands Bolt the body as JSON, not the text Slack signed.
+            request_verification_enabled=False,
             oauth_settings=self._oauth_settings(oauth, installs, client),
             installation_store=installs,
             installation_store_bot_only=True if installs is not None else None,
         )
-        self.app.middleware(ShapeCheck())
+        self.app.middleware(inbound.ShapeCheck())
         self._users = SlackUsers(
             client,
             self.config.admins,
@@ -185,22 +187,22 @@ class SlackSurface:
             await self._connect_socket(client, self.app, self.config.app_token)
             log.info("Slack: connected in Socket Mode")
         else:
-            web_app = self.app.web_app(path=EVENTS_PATH)
             secret = self.config.signing_secret or ""
             # One workspace: answer clicks skip Bolt's dispatch (inbound.py). Several: Bolt's
             # authorisation finds the clicking workspace's installation first.
             direct = handlers.answer_click if self.config.oauth is None else None
-            web_app.middlewares.append(inbound_middleware(self.app, secret, EVENTS_PATH, direct))
+            web_app = inbound.web_app(self.app, secret, EVENTS_PATH, direct)
             # /healthz, /readyz and /metrics are not here: they have their own listener,
             # loopback by default (adapters/health.py), not the internet's.
             # Anyone may open the OAuth pages: beyond 20 a second they get 429 (front.Gate).
             gate = Gate((INSTALL_PATH, REDIRECT_PATH)) if self.config.oauth else None
             try:
-                self._runner, self.front = await serve_app(
+                self._listener = await serve_app(
                     web_app, self.host, self.port, self.limits, "slack", gate=gate
                 )
             except OSError as exc:  # the port is taken, the address is not this machine's
                 raise ConfigError(cannot_listen(self.host, self.port, exc)) from None
+            self.front = self._listener.front
             self._front_metrics = FrontMetrics(self.front)
             self.runtime.metrics.add_collector(self._front_metrics)
             log.info("Slack: HTTP mode on %s", self.url)
@@ -248,14 +250,14 @@ class SlackSurface:
             return False
         if self.config.app_token is not None:
             return self._socket is not None and bool(await self._socket.client.is_connected())
-        return self._runner is not None
+        return self._listener is not None
 
     @property
     def url(self) -> str | None:
         """Where Slack should send requests in HTTP mode (the real port when 0 was asked)."""
-        if self._runner is None or not self._runner.addresses:
+        if self._listener is None or not self._listener.addresses:
             return None
-        host, port = self._runner.addresses[0][:2]
+        host, port = self._listener.addresses[0][:2]
         return f"http://{host}:{port}{EVENTS_PATH}"
 
     @property
@@ -268,9 +270,9 @@ class SlackSurface:
         if self._socket is not None:
             await self._socket.close_async()  # type: ignore[no-untyped-call]
             self._socket = None
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        if self._listener is not None:
+            await self._listener.cleanup()
+            self._listener = None
         if self._front_metrics is not None:
             self.runtime.metrics.remove_collector(self._front_metrics)
             self._front_metrics = None

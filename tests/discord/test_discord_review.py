@@ -142,8 +142,7 @@ async def test_review_clicks_are_counted_and_the_next_due_time_is_a_discord_time
     bot = await bots.start()
     server = await start_server(bot.runtime.health, "127.0.0.1", 0)
     try:
-        [site] = server.sites
-        url = site.name + "/metrics"
+        url = server.url + "/metrics"
         await answer_two(fake_discord, bot, bots)
         token = await fake_discord.slash("review", who=user(1))
         await fake_discord.reply_to(token)

@@ -118,7 +118,8 @@ BAD_CLICKS: list[tuple[dict[str, Any], str]] = [
     ({"response_url": None}, "response_url is missing"),
     ({"response_url": "file:///etc/passwd"}, "response_url is missing or not a URL"),
     ({"channel": []}, "channel is not an object"),
-    ({"authorizations": "x"}, "Bolt cannot read its fields"),
+    ({"authorizations": "x"}, "authorizations is not a list of objects"),
+    ({"enterprise": 5}, "enterprise is not an object"),
     ({"event": "x"}, "event is not an object"),
 ]
 BAD_ACTIONS: list[dict[str, Any]] = [
