@@ -25,20 +25,17 @@ from typing import TYPE_CHECKING
 from bot.storage import CardState
 
 if TYPE_CHECKING:
-    from fsrs import Rating, Scheduler
+    from fsrs import Card, Rating, Scheduler
 
 WEEK = timedelta(days=7)  # "due this week": within the coming seven days
-_DUE = "\x00due\x00"
-_LAST = "\x00last\x00"
 
 
 @dataclass(frozen=True)
 class _FirstReview:
-    """fsrs's result for a new card at one rating, with the review time left as a hole."""
+    """fsrs's new card after one first review at one rating: its due time is `interval` after
+    the review, the rest (state, step, stability, difficulty) the same whenever it happens."""
 
-    head: str  # the JSON up to the due time
-    middle: str  # between the due time and the last-review time
-    tail: str
+    card: Card
     interval: timedelta
 
     @classmethod
@@ -47,17 +44,22 @@ class _FirstReview:
 
         when = datetime(2000, 1, 1, tzinfo=UTC)
         card, _ = _scheduler().review_card(Card(card_id=0, due=when), rating, when)
-        text = card.to_json()
-        due, last = card.due.isoformat(), when.isoformat()
-        assert text.count(due) == 1 and text.count(last) == 1 and text.index(due) < text.index(last)
-        head, rest = text.split(due)
-        middle, tail = rest.split(last)
-        return cls(head, middle, tail, card.due - when)
+        return cls(card, card.due - when)
 
     def at(self, when: datetime, *, missed: bool) -> CardState:
-        due = when + self.interval
-        state = f"{self.head}{due.isoformat()}{self.middle}{when.isoformat()}{self.tail}"
-        return CardState(state, due, when, missed)
+        from fsrs import Card
+
+        first, due = self.card, when + self.interval
+        card = Card(
+            card_id=first.card_id,
+            state=first.state,
+            step=first.step,
+            stability=first.stability,
+            difficulty=first.difficulty,
+            due=due,
+            last_review=when,
+        )
+        return CardState(card.to_json(), due, when, missed)
 
 
 @cache
