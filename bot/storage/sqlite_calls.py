@@ -1,9 +1,9 @@
 """The calls both SQLite connections make on a connection's own thread, in one trip each.
 
 SQL is written once with `$1`-style placeholders (as PostgreSQL takes them) and rewritten to
-SQLite's `?` here. `SqliteConn` (sqlite.py) sends these to aiosqlite's thread one statement at a
-time; `DirectConn` (sqlite_trip.py) runs them where it already is, inside run_transaction's one
-call.
+SQLite's `?` here. `SqliteConn` (sqlite.py) sends these to the connection's thread one statement
+at a time; `DirectConn` (sqlite_trip.py) runs them where it already is, inside run_transaction's
+one call.
 """
 
 from __future__ import annotations
@@ -61,6 +61,10 @@ def fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[
         return list(cursor.fetchall())
     finally:
         cursor.close()
+
+
+def executemany(conn: sqlite3.Connection, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+    conn.executemany(sql, rows).close()
 
 
 def rollback_if_open(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:

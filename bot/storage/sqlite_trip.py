@@ -11,7 +11,14 @@ from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from bot.storage.engine import Dialect, Work
-from bot.storage.sqlite_calls import FromRows, fetchall, fetchone, rowcount, sqlite_sql
+from bot.storage.sqlite_calls import (
+    FromRows,
+    executemany,
+    fetchall,
+    fetchone,
+    rowcount,
+    sqlite_sql,
+)
 
 T = TypeVar("T")
 
@@ -30,7 +37,7 @@ class DirectConn(FromRows):
         return rowcount(self._conn, sqlite_sql(sql), params)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self._conn.executemany(sqlite_sql(sql), rows).close()
+        executemany(self._conn, sqlite_sql(sql), rows)
 
     async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
         return fetchall(self._conn, sqlite_sql(sql), params)
