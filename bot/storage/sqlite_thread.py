@@ -19,11 +19,12 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from queue import SimpleQueue
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, TypeVar, TypeVarTuple
 
-P = ParamSpec("P")
+Ts = TypeVarTuple("Ts")
 T = TypeVar("T")
-Job = tuple[asyncio.Future[Any], Callable[[], Any]]
+Job = tuple[asyncio.Future[Any], Callable[..., Any], tuple[Any, ...]]  # fn(connection, *args)
+CLOSED = "Cannot operate on a closed database."  # as sqlite3 says it
 
 
 class SqliteThread:
@@ -31,7 +32,7 @@ class SqliteThread:
 
     def __init__(self, name: str) -> None:
         self._jobs: SimpleQueue[Job | None] = SimpleQueue()
-        self._conn: sqlite3.Connection | None = None
+        self._conn: sqlite3.Connection | None = None  # set and used on the thread only
         self._closed = False
         # A daemon only so that a process that never reaches `close` (a crash) can still exit;
         # every normal path closes it, and `close` waits for it.
@@ -43,34 +44,18 @@ class SqliteThread:
         it, so sqlite3's same-thread check stays on). Autocommit: ZeroQuiz says BEGIN itself."""
         owner = cls(f"zeroquiz-sqlite {target}")
         owner._thread.start()
-
-        def connect() -> None:
-            owner._conn = sqlite3.connect(target, isolation_level=None, uri=uri)
-
         try:
-            await owner._send(connect)
+            await owner._send(owner._connect, target, uri)
         except BaseException:
             await asyncio.shield(owner.close())
             raise
         return owner
 
-    async def call(
-        self,
-        fn: Callable[Concatenate[sqlite3.Connection, P], T],
-        /,
-        *args: P.args,
-        **kwargs: P.kwargs,
-    ) -> T:
-        """`fn(connection, *args, **kwargs)` on the connection's thread, in one trip."""
-        if self._closed:
-            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
-
-        def job() -> T:
-            if self._conn is None:
-                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
-            return fn(self._conn, *args, **kwargs)
-
-        result: T = await self._send(job)
+    async def call(self, fn: Callable[[sqlite3.Connection, *Ts], T], /, *args: *Ts) -> T:
+        """`fn(connection, *args)` on the connection's thread, in one trip."""
+        if self._closed:  # so everything sent finds the connection open: close comes last
+            raise sqlite3.ProgrammingError(CLOSED)
+        result: T = await self._send(fn, *args)
         return result
 
     async def close(self) -> None:
@@ -78,28 +63,30 @@ class SqliteThread:
         if self._closed:
             return
         self._closed = True
-
-        def close() -> None:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-        done = self._send(close)
+        done = self._send(self._disconnect)
         self._jobs.put(None)  # the thread ends once it has closed the connection
         await done
         self._thread.join()  # already past its last job: returns at once
 
-    def _send(self, fn: Callable[[], T]) -> asyncio.Future[T]:
+    def _connect(self, _: None, target: str, uri: bool) -> None:
+        self._conn = sqlite3.connect(target, isolation_level=None, uri=uri)
+
+    def _disconnect(self, conn: sqlite3.Connection | None) -> None:
+        if conn is not None:
+            conn.close()
+            self._conn = None
+
+    def _send(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._jobs.put((future, fn))
+        self._jobs.put((future, fn, args))
         return future
 
     def _serve(self) -> None:
         """The thread: run each job in turn and hand its outcome to the job's loop."""
         while (job := self._jobs.get()) is not None:
-            future, fn = job
+            future, fn, args = job
             try:
-                outcome: tuple[Any, BaseException | None] = (fn(), None)
+                outcome: tuple[Any, BaseException | None] = (fn(self._conn, *args), None)
             except BaseException as exc:  # the caller's to handle, on its own loop
                 outcome = (None, exc)
             with contextlib.suppress(RuntimeError):  # its loop is closed: no one waits any more
