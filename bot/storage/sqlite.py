@@ -89,7 +89,7 @@ class SqliteConn(FromRows):
         await self._run(rollback_if_open, "", ())
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        await self._run(executemany, sql, list(rows))  # made here, not on the other thread
+        await self._run(executemany, sql, list(rows))  # listed on the loop, not the thread
 
     async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
         return await self._run(fetchall, sql, params)
