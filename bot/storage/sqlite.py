@@ -34,6 +34,7 @@ from bot.storage.sqlite_calls import (
     fetchone,
     rollback_if_open,
     rowcount,
+    sqlite_rows,
     sqlite_sql,
 )
 from bot.storage.sqlite_thread import SqliteThread
@@ -79,7 +80,7 @@ class SqliteConn(FromRows):
         self, fn: Callable[[sqlite3.Connection, str, Sequence[Any]], T], sql: str, params: Any
     ) -> T:
         """fn(sqlite3 connection, sql, params) on the connection's thread, in one trip."""
-        return await self.thread.call(fn, sqlite_sql(sql), params)
+        return await self.thread.call(fn, *sqlite_sql(sql, params))
 
     async def execute(self, sql: str, *params: Any) -> int:
         """Run one statement; return the number of rows it changed."""
@@ -89,7 +90,8 @@ class SqliteConn(FromRows):
         await self._run(rollback_if_open, "", ())
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        await self._run(executemany, sql, list(rows))  # listed on the loop, not the thread
+        text, listed = sqlite_rows(sql, rows)
+        await self.thread.call(executemany, text, list(listed))  # listed on the loop
 
     async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
         return await self._run(fetchall, sql, params)
