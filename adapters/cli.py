@@ -11,7 +11,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import adapters.codecache  # noqa: F401  (first: the dataclasses imported below are built from it)
 from adapters.exitcodes import EX_CONFIG, EX_PIPE, EX_USAGE, storage_exit
 from bot.app import build_quiz
 from bot.bank import BankError

@@ -19,7 +19,6 @@ import sys
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from adapters import codecache
 from adapters.exitcodes import EX_CONFIG, EX_TEMPFAIL, storage_exit
 from adapters.health import start_server
 from adapters.progress import for_log
@@ -145,14 +144,12 @@ def installed_version() -> str:
 
 
 async def _after_ready(runtime: Runtime) -> None:
-    """METRICS_AFTER seconds after ready: the metrics registry, then this start's new generated
-    code saved (adapters/codecache.py). The registry's import runs on a thread (the interpreter
-    switches threads every SWITCH_INTERVAL), so clicks meanwhile wait a few ms at most, not the
-    ~40 ms the import takes; the replay of the kept counts is quick and on the loop."""
+    """METRICS_AFTER seconds after ready: the metrics registry. Its import runs on a thread (the
+    interpreter switches threads every SWITCH_INTERVAL), so clicks meanwhile wait a few ms at most,
+    not the ~40 ms the import takes; the replay of the kept counts is quick and on the loop."""
     await asyncio.sleep(METRICS_AFTER)
     await asyncio.to_thread(importlib.import_module, "adapters.prom")
     runtime.metrics.load()
-    codecache.CACHE.save()
 
 
 async def _first(*waits: Coroutine[Any, Any, Any]) -> None:

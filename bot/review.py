@@ -7,12 +7,12 @@ ZeroQuiz injects its randomness; the review time is always the answer's (injecte
 
 A card's first review is by far the most common one (every answer to a question the person never
 met), and without fuzzing its outcome depends on the time only by a shift: fsrs computes it once
-per rating at start-up (`_FirstReview`), and each first answer reuses it with its own times. The
-test holds this to be byte-for-byte what fsrs itself gives. Kept because it pays (measured again
-for issue 20 on a shared 2-core box): 3-7 µs a first card against 16-21 µs through fsrs, and
-`tests/bench/card_cost.py 1000 31` puts first-time answers 1.09-1.24x slower with fsrs every time.
-fsrs (and the two first reviews) are made at the first answer, not at import: a start that shows
-a question or answers a command never needs them.
+per rating (`_FirstReview`), and each first answer builds the same card (fsrs's public `Card`
+constructor and `to_json`) with its own times. The test holds this to be byte-for-byte what fsrs
+itself gives. It saves about 5 µs of a first card's 11 µs through fsrs (issue 32, shared 2-core
+box); card_cost.py puts first-time answers 1.20x the cost without cards, against 1.26x with fsrs
+every time. fsrs (and the two first reviews) are made at the first answer, not at import: a start
+that shows a question or answers a command never needs them.
 """
 
 from __future__ import annotations
@@ -25,20 +25,17 @@ from typing import TYPE_CHECKING
 from bot.storage import CardState
 
 if TYPE_CHECKING:
-    from fsrs import Rating, Scheduler
+    from fsrs import Card, Rating, Scheduler
 
 WEEK = timedelta(days=7)  # "due this week": within the coming seven days
-_DUE = "\x00due\x00"
-_LAST = "\x00last\x00"
 
 
 @dataclass(frozen=True)
 class _FirstReview:
-    """fsrs's result for a new card at one rating, with the review time left as a hole."""
+    """fsrs's new card after one first review at one rating: its due time is `interval` after
+    the review, the rest (state, step, stability, difficulty) the same whenever it happens."""
 
-    head: str  # the JSON up to the due time
-    middle: str  # between the due time and the last-review time
-    tail: str
+    card: Card
     interval: timedelta
 
     @classmethod
@@ -47,17 +44,22 @@ class _FirstReview:
 
         when = datetime(2000, 1, 1, tzinfo=UTC)
         card, _ = _scheduler().review_card(Card(card_id=0, due=when), rating, when)
-        text = card.to_json()
-        due, last = card.due.isoformat(), when.isoformat()
-        assert text.count(due) == 1 and text.count(last) == 1 and text.index(due) < text.index(last)
-        head, rest = text.split(due)
-        middle, tail = rest.split(last)
-        return cls(head, middle, tail, card.due - when)
+        return cls(card, card.due - when)
 
     def at(self, when: datetime, *, missed: bool) -> CardState:
-        due = when + self.interval
-        state = f"{self.head}{due.isoformat()}{self.middle}{when.isoformat()}{self.tail}"
-        return CardState(state, due, when, missed)
+        from fsrs import Card
+
+        first, due = self.card, when + self.interval
+        card = Card(
+            card_id=first.card_id,
+            state=first.state,
+            step=first.step,
+            stability=first.stability,
+            difficulty=first.difficulty,
+            due=due,
+            last_review=when,
+        )
+        return CardState(card.to_json(), due, when, missed)
 
 
 @cache

@@ -251,6 +251,6 @@ async def look(target: str, sql: str, *params: object) -> list[tuple[object, ...
             await conn.close()
     db = sqlite3.connect(f"file:{target}?mode=ro", uri=True)
     try:
-        return list(db.execute(sqlite_sql(sql), params))  # `$1` as the storage layer writes it
+        return list(db.execute(*sqlite_sql(sql, params)))  # `$1` as the storage layer writes it
     finally:
         db.close()

@@ -6,9 +6,10 @@ under one asyncio lock (`BEGIN IMMEDIATE`, so a second process waits on the busy
 of failing half-way). A ContextVar holds the open transaction, so code already inside one (a
 daily claim opening its round) reuses it instead of waiting for the lock it holds.
 
-SQL is written once with `$1`-style placeholders (as PostgreSQL takes them) and rewritten for
-SQLite in sqlite_calls.py; the group commit's one-trip transaction is sqlite_trip.py;
-postgres.py is the other backend, engine.py what both offer.
+Each connection has a thread of its own (sqlite_thread.py). SQL is written once with
+`$1`-style placeholders (as PostgreSQL takes them) and rewritten for SQLite in sqlite_calls.py;
+the group commit's one-trip transaction is sqlite_trip.py; postgres.py is the other backend,
+engine.py what both offer.
 """
 
 from __future__ import annotations
@@ -23,19 +24,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-import aiosqlite
-
 from bot.storage.engine import Dialect, Work
 from bot.storage.place import create_private
 from bot.storage.slots import FairPool
 from bot.storage.sqlite_calls import (
     FromRows,
+    executemany,
     fetchall,
     fetchone,
     rollback_if_open,
     rowcount,
+    sqlite_rows,
     sqlite_sql,
 )
+from bot.storage.sqlite_thread import SqliteThread
 from bot.storage.sqlite_trip import transact
 
 BUSY_TIMEOUT_MS = 5000
@@ -62,24 +64,23 @@ def writer_cache_kib(file_bytes: int) -> int:
 class SqliteConn(FromRows):
     """The statements available on one connection (inside a transaction or a read snapshot).
 
-    Each statement is one trip to the connection's thread and back (aiosqlite's cursors make
-    two or three: execute, fetch, close). Every trip waits for a turn of the event loop, so
-    under load a commit's statements wait behind the clicks being answered, and the group
-    commit (and each acknowledgement waiting on it) took as many turns as it had trips: it now
-    goes through `SqliteEngine.run_transaction` instead, one trip for the whole transaction."""
+    Each statement is one trip to the connection's thread and back (execute, fetch and close
+    in one call). Every trip waits for a turn of the event loop, so under load a commit's
+    statements wait behind the clicks being answered, and the group commit (and each
+    acknowledgement waiting on it) took as many turns as it had trips: it goes through
+    `SqliteEngine.run_transaction` instead, one trip for the whole transaction."""
 
     dialect: Dialect = "sqlite"
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self._conn = conn
+    def __init__(self, thread: SqliteThread) -> None:
+        self.thread = thread
         self.active = True
 
-    async def _run(self, fn: Callable[..., T], sql: str, params: Sequence[Any]) -> T:
+    async def _run(
+        self, fn: Callable[[sqlite3.Connection, str, Sequence[Any]], T], sql: str, params: Any
+    ) -> T:
         """fn(sqlite3 connection, sql, params) on the connection's thread, in one trip."""
-        conn = self._conn
-        # aiosqlite's own queue (its public calls use it too); unannotated there.
-        result: T = await conn._execute(fn, conn._conn, sqlite_sql(sql), params)  # type: ignore[no-untyped-call]
-        return result
+        return await self.thread.call(fn, *sqlite_sql(sql, params))
 
     async def execute(self, sql: str, *params: Any) -> int:
         """Run one statement; return the number of rows it changed."""
@@ -89,7 +90,8 @@ class SqliteConn(FromRows):
         await self._run(rollback_if_open, "", ())
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        await self._conn.executemany(sqlite_sql(sql), rows)
+        text, listed = sqlite_rows(sql, rows)
+        await self.thread.call(executemany, text, list(listed))  # listed on the loop
 
     async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
         return await self._run(fetchall, sql, params)
@@ -106,9 +108,9 @@ class SqliteEngine:
     def __init__(
         self,
         path: str,
-        writer: aiosqlite.Connection,
+        writer: SqliteThread,
         readers: list[SqliteConn],
-        checkpointer: aiosqlite.Connection | None = None,
+        checkpointer: SqliteThread | None = None,
     ) -> None:
         self.path = path
         self._writer = SqliteConn(writer)
@@ -129,7 +131,7 @@ class SqliteEngine:
         if not memory:
             create_private(Path(target))  # 0600, and so its -wal and -shm, whatever the umask
         writer = await _connect(target)
-        opened: list[aiosqlite.Connection] = [writer]
+        opened: list[SqliteThread] = [writer]
         try:
             if not memory:
                 await _switch_to_wal(writer)
@@ -168,14 +170,14 @@ class SqliteEngine:
             await asyncio.gather(self._checkpoint, return_exceptions=True)
         async with self._lock:
             for reader in self._all_readers:
-                await reader._conn.close()
+                await reader.thread.close()
             if self._checkpointer is not None:
-                await self._checkpointer._conn.close()
+                await self._checkpointer.thread.close()
             # Another process may be reading: its own close checkpoints later.
             if checkpoint:
                 with contextlib.suppress(sqlite3.Error):
                     await self._writer.fetchrow("PRAGMA wal_checkpoint(TRUNCATE)")
-            await self._writer._conn.close()
+            await self._writer.thread.close()
 
     def _committed(self) -> None:
         """Checkpoint on a connection of its own, so copying WAL pages into the database file
@@ -246,9 +248,7 @@ class SqliteEngine:
         if self.current() is not None:
             raise RuntimeError("run_transaction opens a transaction of its own")
         async with self._lock:
-            conn = self._writer._conn
-            # aiosqlite's own queue, as SqliteConn._run; unannotated there.
-            result: T = await conn._execute(transact, conn._conn, work)  # type: ignore[no-untyped-call]
+            result = await self._writer.thread.call(transact, work)
             self._committed()
             return result
 
@@ -307,20 +307,25 @@ async def inspecting(path: str) -> AsyncIterator[SqliteConn]:
         await conn.close()
 
 
-async def _connect(target: str, *, uri: bool = False) -> aiosqlite.Connection:
-    conn = await aiosqlite.connect(target, isolation_level=None, uri=uri)
+async def _connect(target: str, *, uri: bool = False) -> SqliteThread:
+    conn = await SqliteThread.open(target, uri=uri)
     try:
-        conn.row_factory = sqlite3.Row
-        await _pragma(conn, f"busy_timeout = {BUSY_TIMEOUT_MS}")
-        await _pragma(conn, "synchronous = NORMAL")
-        await _pragma(conn, "foreign_keys = ON")
+        await conn.call(_settle_in)
     except BaseException:
         await conn.close()
         raise
     return conn
 
 
-async def _switch_to_wal(conn: aiosqlite.Connection) -> None:
+def _settle_in(conn: sqlite3.Connection) -> None:
+    """Every connection's settings, on its thread in one trip."""
+    conn.row_factory = sqlite3.Row
+    settings = (f"busy_timeout = {BUSY_TIMEOUT_MS}", "synchronous = NORMAL", "foreign_keys = ON")
+    for setting in settings:
+        conn.execute(f"PRAGMA {setting}").close()
+
+
+async def _switch_to_wal(conn: SqliteThread) -> None:
     """WAL mode, waiting up to the busy timeout for other openers. A new file's switch needs
     the exclusive lock after a shared one; when two connections race for it, SQLite refuses one
     at once (waiting could deadlock) instead of calling its busy handler, so this waits itself."""
@@ -338,7 +343,7 @@ async def _switch_to_wal(conn: aiosqlite.Connection) -> None:
         await asyncio.sleep(WAL_RETRY_S)
 
 
-async def _pragma(conn: aiosqlite.Connection, setting: str) -> None:
-    # Closing the cursor at once: a PRAGMA that returns a row would otherwise hold a lock.
-    async with conn.execute(f"PRAGMA {setting}"):
-        pass
+async def _pragma(conn: SqliteThread, setting: str) -> None:
+    # Closing the cursor at once (rowcount does): a PRAGMA that returns a row would otherwise
+    # hold a lock.
+    await conn.call(rowcount, f"PRAGMA {setting}", ())

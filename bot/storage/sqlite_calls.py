@@ -1,9 +1,9 @@
 """The calls both SQLite connections make on a connection's own thread, in one trip each.
 
 SQL is written once with `$1`-style placeholders (as PostgreSQL takes them) and rewritten to
-SQLite's `?` here. `SqliteConn` (sqlite.py) sends these to aiosqlite's thread one statement at a
-time; `DirectConn` (sqlite_trip.py) runs them where it already is, inside run_transaction's one
-call.
+SQLite's `?` here. `SqliteConn` (sqlite.py) sends these to the connection's thread one statement
+at a time; `DirectConn` (sqlite_trip.py) runs them where it already is, inside run_transaction's
+one call.
 """
 
 from __future__ import annotations
@@ -18,13 +18,29 @@ _PLACEHOLDER = re.compile(r"\$(\d+)")
 
 
 @functools.lru_cache(maxsize=512)
-def sqlite_sql(sql: str) -> str:
-    """`$1` placeholders for SQLite: plain `?` when they run $1, $2, ... in order (SQLite prepares
-    long lists of numbered `?N` in quadratic time), else its numbered `?N` (same numbers)."""
+def _translated(sql: str) -> tuple[str, tuple[int, ...] | None]:
+    """`sql` with plain `?` for its `$1` placeholders, and the parameters' positions in the
+    order they appear (None when that is $1, $2, ...). Never SQLite's numbered `?N`: Python 3.12
+    warns when a sequence is bound to them (3.14 refuses), and SQLite prepares long lists of
+    them in quadratic time."""
     numbers = [int(n) for n in _PLACEHOLDER.findall(sql)]
+    text = _PLACEHOLDER.sub("?", sql)
     if numbers == list(range(1, len(numbers) + 1)):
-        return _PLACEHOLDER.sub("?", sql)
-    return _PLACEHOLDER.sub(r"?\1", sql)
+        return text, None
+    return text, tuple(n - 1 for n in numbers)
+
+
+def sqlite_sql(sql: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+    """The statement and its parameters as SQLite takes them (a `$n` used twice, or out of
+    order, is passed at each place it appears)."""
+    text, order = _translated(sql)
+    return (text, params) if order is None else (text, [params[i] for i in order])
+
+
+def sqlite_rows(sql: str, rows: Iterable[Sequence[Any]]) -> tuple[str, Iterable[Sequence[Any]]]:
+    """`sqlite_sql` for executemany's rows."""
+    text, order = _translated(sql)
+    return (text, rows) if order is None else (text, ([row[i] for i in order] for row in rows))
 
 
 class FromRows:
@@ -61,6 +77,10 @@ def fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[
         return list(cursor.fetchall())
     finally:
         cursor.close()
+
+
+def executemany(conn: sqlite3.Connection, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+    conn.executemany(sql, rows).close()
 
 
 def rollback_if_open(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:

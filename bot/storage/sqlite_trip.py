@@ -11,7 +11,15 @@ from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from bot.storage.engine import Dialect, Work
-from bot.storage.sqlite_calls import FromRows, fetchall, fetchone, rowcount, sqlite_sql
+from bot.storage.sqlite_calls import (
+    FromRows,
+    executemany,
+    fetchall,
+    fetchone,
+    rowcount,
+    sqlite_rows,
+    sqlite_sql,
+)
 
 T = TypeVar("T")
 
@@ -27,16 +35,16 @@ class DirectConn(FromRows):
         self._conn = conn
 
     async def execute(self, sql: str, *params: Any) -> int:
-        return rowcount(self._conn, sqlite_sql(sql), params)
+        return rowcount(self._conn, *sqlite_sql(sql, params))
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self._conn.executemany(sqlite_sql(sql), rows).close()
+        executemany(self._conn, *sqlite_rows(sql, rows))
 
     async def fetch(self, sql: str, *params: Any) -> list[sqlite3.Row]:
-        return fetchall(self._conn, sqlite_sql(sql), params)
+        return fetchall(self._conn, *sqlite_sql(sql, params))
 
     async def fetchrow(self, sql: str, *params: Any) -> sqlite3.Row | None:
-        return fetchone(self._conn, sqlite_sql(sql), params)
+        return fetchone(self._conn, *sqlite_sql(sql, params))
 
 
 def transact(conn: sqlite3.Connection, work: Work[T]) -> T:

@@ -15,13 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 from conftest import CHANNEL
 from helpers import player
 
 from bot.model import UserRef
 from bot.quiz import Quiz
 from bot.storage import Store
+from bot.storage.sqlite_thread import SqliteThread
 
 SCAN = re.compile(r"\bSCAN (answers|cards|players|score_totals|rounds|teams)\b")
 
@@ -42,12 +42,12 @@ def scans(path: Path, statements: list[str]) -> list[tuple[str, str]]:
     return found
 
 
-def writer_of(store: Store) -> aiosqlite.Connection:
-    """The aiosqlite connection under the store's writer (timed engine -> SQLite engine ->
+def writer_of(store: Store) -> SqliteThread:
+    """The thread that owns the store's writer connection (timed engine -> SQLite engine ->
     its writer), to trace the statements it runs."""
     engine: Any = store._engine
-    conn: aiosqlite.Connection = engine._inner._writer._conn
-    return conn
+    thread: SqliteThread = engine._inner._writer.thread
+    return thread
 
 
 def names(path: Path) -> dict[str, str]:
@@ -78,7 +78,7 @@ async def test_a_batch_of_returning_repeated_and_new_players_scans_no_table(
     store = await Store.open(db_path)  # a new process: it remembers no player
     statements: list[str] = []
     try:
-        await writer_of(store).set_trace_callback(statements.append)
+        await writer_of(store).call(sqlite3.Connection.set_trace_callback, statements.append)
         quiz = make_quiz(store)
         renamed = UserRef(CHANNEL.platform, CHANNEL.team, "U2", "Renamed Two")
         handle = UserRef(CHANNEL.platform, CHANNEL.team, "U3", "u3-handle", provisional_name=True)

@@ -115,3 +115,27 @@ async def test_a_script_whose_statement_ends_in_a_comment_runs_every_statement(
         )
     assert await look(db_target, "SELECT COUNT(*) FROM trip_a") == [(0,)]
     assert await look(db_target, "SELECT COUNT(*) FROM trip_b") == [(0,)]
+
+
+# Python 3.12 warns when a sequence is bound to numbered `?N` placeholders (3.14 refuses it).
+@pytest.mark.filterwarnings("error:Binding .* is a named parameter:DeprecationWarning")
+async def test_placeholders_out_of_order_or_used_twice_bind_by_their_number(
+    db: Store, db_target: str
+) -> None:
+    """`($2, $1)` gets the second parameter then the first, and `$1` used twice the first at
+    both places: in one trip and in statements one at a time (executemany's rows too)."""
+    swapped = "INSERT INTO teams (team, platform) VALUES ($2, $1)"
+    twice = "SELECT COUNT(*) FROM teams WHERE platform = $1 OR team = $1"
+
+    async def work(tx: Conn) -> int:
+        await tx.execute(swapped, "trip", "A")
+        await tx.executemany(swapped, [("trip", "B"), ("trip", "C")])
+        return int(await tx.fetchval(twice, "trip"))
+
+    assert await db._engine.run_transaction(work) == 3
+    async with db._engine.transaction() as tx:
+        await tx.execute(swapped, "trip", "D")
+        await tx.executemany(swapped, [("trip", "E")])
+        assert await tx.fetchval(twice, "trip") == 5
+    teams = "SELECT team FROM teams WHERE platform = $1 ORDER BY team"
+    assert await look(db_target, teams, "trip") == [(c,) for c in "ABCDE"]
