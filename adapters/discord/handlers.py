@@ -18,11 +18,10 @@ import logging
 import aiohttp
 import discord
 
-from adapters.discord.buttons import review_buttons
+from adapters.discord.buttons import report_view, review_buttons
 from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import feedback_embed, reply_embed, review_embed
-from adapters.discord.reporting import ReportModal, report_view, reported
-from adapters.discord.verdict import send_ephemeral
+from adapters.discord.reporting import ReportModal, reported
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
@@ -73,7 +72,7 @@ def pack_file(view: NoticeView) -> list[discord.File]:
 
 
 def message_ref(interaction: discord.Interaction) -> str | None:
-    """Where the component's message is, "channel id:message id", if discord.py read it."""
+    """Where the component's message is, "channel id:message id" (a stray copy's reference)."""
     message = interaction.message
     return None if message is None else f"{message.channel.id}:{message.id}"
 
@@ -96,14 +95,7 @@ class Handler:
         self.gate = gate
         self.packs = DiscordPacks(quiz, self._reply)  # `pack add` (a file), `pack question`
 
-    async def on_click(
-        self,
-        interaction: discord.Interaction,
-        round_id: int,
-        option: int,
-        *,
-        clicked: str | None = None,
-    ) -> None:
+    async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
         if not self.gate.enter():
             return
         try:
@@ -121,7 +113,7 @@ class Handler:
                     else None
                 )
                 await self._verdict(interaction, feedback_embed(feedback), began, report)
-                copy = clicked or message_ref(interaction)
+                copy = message_ref(interaction)
                 if feedback.status == "closed" and copy is not None:
                     await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
         finally:
@@ -134,8 +126,10 @@ class Handler:
         began: float,
         view: discord.ui.View | None = None,
     ) -> None:
+        markup = view if view is not None else discord.utils.MISSING
+        send = interaction.response.send_message
         try:
-            await send_ephemeral(interaction, embed, view)
+            await send(embed=embed, view=markup, ephemeral=True, allowed_mentions=NO_MENTIONS)
         except (discord.DiscordServerError, aiohttp.ClientError) as exc:
             loop = asyncio.get_running_loop()
             if interaction.response.is_done() or loop.time() - began > RETRY_WITHIN:
@@ -143,7 +137,7 @@ class Handler:
             log.warning("verdict failed for now (%s); sending it once more", type(exc).__name__)
             await asyncio.sleep(RETRY_AFTER)
             try:
-                await send_ephemeral(interaction, embed, view)
+                await send(embed=embed, view=markup, ephemeral=True, allowed_mentions=NO_MENTIONS)
             except discord.HTTPException as again:
                 if again.code != ALREADY_ANSWERED:
                     raise
