@@ -174,7 +174,7 @@ class FakeDiscord:
         self._seq = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
         self._runner: web.AppRunner | None = None
-        self._commands: list[Json] = []
+        self.registered: list[Json] = []
         self._nonces: dict[str, int] = {}
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}  # once identified
         self._channel_of: dict[str, str] = {}  # interaction token -> its channel
@@ -389,13 +389,13 @@ class FakeDiscord:
         if "commands" in self.faults and (faulty := await self._fault("commands", request)):
             return faulty
         self.command_puts.append((guild or "global", body))
-        self._commands = [
+        self.registered = [
             cmd
             | {"id": str(self.snowflake()), "application_id": str(APP_ID), "version": "1"}
             | ({"guild_id": guild} if guild else {})
             for cmd in body
         ]
-        return self._json(self._commands)
+        return self._json(self.registered)
 
     async def create_message(self, request: web.Request) -> web.Response:
         body = await self._read(request)
@@ -712,7 +712,7 @@ class FakeDiscord:
         """`/zeroquiz <sub> ...` by `who` (in `guild`'s quiz channel, or in `place`: a thread);
         returns the interaction token to find its replies. As in Discord, a command can be
         typed once it is registered: the bot registers beside its connection, so this waits."""
-        await self.wait_for(lambda: self._commands, timeout=10)
+        await self.wait_for(lambda: self.registered, timeout=10)
         payload = self.slash_payload(
             sub,
             options,
@@ -738,7 +738,7 @@ class FakeDiscord:
         place: Json | None = None,
     ) -> Json:
         """The INTERACTION_CREATE payload of such a command, for tests that send it changed."""
-        command = next((c for c in self._commands if c["name"] == "zeroquiz"), None)
+        command = next((c for c in self.registered if c["name"] == "zeroquiz"), None)
         assert command is not None, "commands were never synced to the fake"
         types = {
             o["name"]: {p["name"]: p["type"] for p in o.get("options", [])}
