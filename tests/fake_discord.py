@@ -15,7 +15,7 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -26,10 +26,8 @@ import aiohttp
 import discord
 import jsonschema
 import pytest
-import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
+from fake_tls import client_context, files, server_context
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -68,6 +66,7 @@ THREAD_ID = 333000000000000011  # a thread (or forum post) in GUILD_ID, under CH
 PUBLIC_THREAD, PRIVATE_THREAD = 11, 12
 
 Json = dict[str, Any]
+GATEWAY = "wss://gateway.discord.gg"  # what Discord's /gateway/bot and READY say
 
 
 @cache
@@ -168,6 +167,7 @@ class FakeDiscord:
     sent_at: dict[str, float] = field(default_factory=dict)  # interaction token -> event sent
     answered_at: dict[str, float] = field(default_factory=dict)  # -> first callback arrived
     url: str = ""
+    port: int = 0
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
@@ -353,7 +353,7 @@ class FakeDiscord:
         }
         return self._json(
             {
-                "url": f"{self.url.replace('http', 'ws')}/gw/",
+                "url": GATEWAY,
                 "shards": self.shards,
                 "session_start_limit": limit,
             }
@@ -559,7 +559,7 @@ class FakeDiscord:
             "v": 10,
             "user": self.bot_user,
             "session_id": "s1",
-            "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gw/",
+            "resume_gateway_url": GATEWAY,
             "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
             "application": {"id": str(APP_ID), "flags": 0},
             "private_channels": [],
@@ -918,7 +918,8 @@ class FakeDiscord:
         else:
             attachments = self.messages[mid]["attachments"]
         found = []
-        async with aiohttp.ClientSession() as http:
+        connector = aiohttp.TCPConnector(ssl=client_context())
+        async with aiohttp.ClientSession(connector=connector) as http:
             for attachment in attachments:
                 async with http.get(attachment["url"]) as response:
                     assert response.status == 200
@@ -946,25 +947,23 @@ class FakeDiscord:
         app.router.add_patch(
             f"{api}/webhooks/{{app}}/{token}/messages/@original", self.edit_original
         )
-        app.router.add_get("/gw/", self.gateway)
+        app.router.add_get("/", self.gateway)  # wss://gateway.discord.gg/?v=10&...
         app.router.add_get("/cdn/{id}/{name}", self.cdn)
         app.router.add_route("*", "/{tail:.*}", self.unknown)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server  # typed AbstractServer | None; started, it is an asyncio.Server
-        assert isinstance(server, asyncio.Server)
-        port = server.sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
+        await web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=server_context()).start()
+        self.port = self._runner.addresses[0][1]
+        self.url = f"https://127.0.0.1:{self.port}"
 
     @property
     def env(self) -> dict[str, str]:
-        """The variables `zeroquiz serve` would be given to use this fake."""
+        """The variables `zeroquiz serve` would be given to use this fake: Discord's own URLs
+        and names, reaching this address, under a certificate of the fake's own CA."""
         return {
             "DISCORD_TOKEN": self.token,
-            "DISCORD_API_URL": f"{self.url}/api/v10",
-            "DISCORD_GATEWAY_URL": f"{self.url.replace('http', 'ws')}/gw/",
+            "DISCORD_CONNECT_TO": f"127.0.0.1:{self.port}",
+            "DISCORD_CA_FILE": str(files()[0]),
         }
 
     async def stop(self) -> None:
@@ -979,16 +978,7 @@ def custom_ids(message: Json) -> list[str]:
 
 
 @pytest.fixture
-def endpoints() -> Iterator[None]:
-    """Restore discord.py's REST and gateway addresses after the test."""
-    base, gateway = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
-    assert isinstance(DiscordWebSocket.DEFAULT_GATEWAY, yarl.URL)
-
-
-@pytest.fixture
-async def fake_discord(endpoints: None) -> AsyncIterator[FakeDiscord]:
+async def fake_discord() -> AsyncIterator[FakeDiscord]:
     fake = FakeDiscord()
     await fake.start()
     yield fake

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -77,6 +78,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         shards: ShardPlan,
         pacer: IdentifyPacer,
         before_connect: Callable[[int], Awaitable[None]] | None = None,
+        connector: aiohttp.BaseConnector | None = None,
     ) -> None:
         options: dict[str, Any] = {"shard_count": shards.count}
         if shards.ids is not None:
@@ -85,6 +87,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
             intents=intents(),
             allowed_mentions=discord.AllowedMentions.none(),
             chunk_guilds_at_startup=False,
+            connector=connector,
             **options,
         )
         self.handler = handler
@@ -105,8 +108,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         if self.before_connect is not None:
             await self.before_connect(self.user.id)
         # One GET /gateway/bot: how many IDENTIFYs at once, and the shard count Discord advises
-        # (set here, so discord.py asks no second time and connects to DEFAULT_GATEWAY, which
-        # DISCORD_GATEWAY_URL may point elsewhere).
+        # (set here, so discord.py asks no second time).
         recommended, _, limits = await self.http.get_bot_gateway()
         self.pacer.max_concurrency = max(1, limits["max_concurrency"])
         if self.shard_count is None:
