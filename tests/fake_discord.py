@@ -10,6 +10,7 @@ can't express (6000 embed characters, no mentions); a body Discord would reject 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
@@ -173,6 +174,7 @@ class FakeDiscord:
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
+        self._close_asked: dict[web.WebSocketResponse, asyncio.Future[int]] = {}
         self._runner: web.AppRunner | None = None
         self.registered: list[Json] = []
         self._nonces: dict[str, int] = {}
@@ -525,7 +527,26 @@ class FakeDiscord:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
         self._sockets.append(ws)
+        asked = self._close_asked[ws] = asyncio.get_running_loop().create_future()
         await ws.send_json({"op": 10, "d": {"heartbeat_interval": 45000}})
+        reading = asyncio.create_task(self._gateway_messages(ws))
+        await asyncio.wait({reading, asked}, return_when=asyncio.FIRST_COMPLETED)
+        if not reading.done():
+            # Closed from here, not beside a reader: aiohttp then waits for the client's own
+            # close frame before it ends the connection. Ended at once (as it does with a
+            # reader), the client's reply meets a closed TLS connection, and discord.py sees
+            # an abnormal closure (1006), which it retries, instead of the code sent.
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
+            await ws.close(code=asked.result(), message=b"closed by the fake")
+        del self._close_asked[ws]
+        if ws in self._sockets:
+            self._sockets.remove(ws)
+        self._shard_of.pop(ws, None)
+        return ws
+
+    async def _gateway_messages(self, ws: web.WebSocketResponse) -> None:
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
                 continue
@@ -542,10 +563,6 @@ class FakeDiscord:
                 await self._dispatch(ws, "READY", self._ready(guilds, shard))
                 for guild in guilds:
                     await self._dispatch(ws, "GUILD_CREATE", self._guild(guild))
-        if ws in self._sockets:
-            self._sockets.remove(ws)
-        self._shard_of.pop(ws, None)
-        return ws
 
     def _owns(self, ws: web.WebSocketResponse, guild: int) -> bool:
         shard_id, count = self._shard_of.get(ws, (0, 1))
@@ -606,8 +623,10 @@ class FakeDiscord:
     async def close_gateway(self, code: int) -> None:
         """Close every gateway connection with a close code, as Discord does (4004: the token
         is no longer valid, which discord.py does not retry)."""
-        for ws in list(self._sockets):
-            await ws.close(code=code, message=b"closed by the fake")
+        for asked in list(self._close_asked.values()):
+            if not asked.done():
+                asked.set_result(code)
+        await self.wait_for(lambda: not self._sockets)
 
     async def send_event(self, event: str, data: Json) -> None:
         """An event on the gateway; an interaction in a guild goes, as Discord sends it, to every
