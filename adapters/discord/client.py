@@ -120,9 +120,9 @@ class ZeroQuizClient(discord.AutoShardedClient):
         # The registration (when the commands changed, or on a new database) runs beside the
         # gateway's connection instead of before it: off the path to the first answer, and a
         # command can't be used before Discord has it either way.
-        self.sync_task = asyncio.create_task(self._sync(), name="zeroquiz-command-sync")
+        self.sync_task = asyncio.create_task(self.register_commands(), name="zeroquiz-command-sync")
 
-    async def _sync(self) -> None:
+    async def register_commands(self) -> None:
         assert self.application_id is not None
         try:
             self.synced = await sync_if_changed(
