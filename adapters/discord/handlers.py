@@ -142,6 +142,12 @@ class Handler:
                 if again.code != ALREADY_ANSWERED:
                     raise
                 log.info("the verdict had reached Discord after all")
+        except discord.HTTPException as exc:
+            if exc.code != ALREADY_ANSWERED:
+                raise
+            # The same interaction delivered twice: the first answer stands (the core recorded
+            # the click once), as for a command.
+            log.warning("discord: a click was answered already")
 
     async def on_review(self, interaction: discord.Interaction, token: str) -> None:
         """A review button: the card is rescheduled (one short transaction), then the step

@@ -288,6 +288,21 @@ async def test_a_command_discord_would_never_send_is_dropped_with_one_line(
     assert_no_tracebacks(caplog)
 
 
+async def test_a_click_delivered_twice_is_recorded_and_answered_once_without_a_traceback(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    payload = quiz.fake.click_payload(quiz.mid, quiz.ids[0], user(1))
+    await quiz.fake.send_event("INTERACTION_CREATE", payload)
+    first = await quiz.fake.reply_to(payload["token"])
+    before = len(caplog.records)
+    await quiz.fake.send_event("INTERACTION_CREATE", payload)  # the same id and token again
+    said = "discord: a click was answered already"
+    await quiz.fake.wait_for(lambda: said in logged_since(caplog, before))
+    assert await quiz.fake.reply_to(payload["token"]) == first
+    assert await answers(quiz.bot) == 1
+    assert_no_tracebacks(caplog)
+
+
 async def test_an_interaction_delivered_twice_is_answered_once_without_a_traceback(
     quiz: Quiz, caplog: pytest.LogCaptureFixture
 ) -> None:
