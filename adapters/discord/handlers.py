@@ -12,6 +12,7 @@ Send Messages, so the pre-check asks for that one there.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 
@@ -29,8 +30,9 @@ from adapters.text import storable
 from bot.commands import POSTING_COMMANDS, Command, Context, Reply, accept
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
+from bot.presenter import FEEDBACK_CACHE
 from bot.quiz import Quiz
-from bot.views import NoticeView, ReviewView
+from bot.views import Feedback, NoticeView, ReviewView
 
 PLATFORM = "discord"
 # What the bot needs in a channel to post or edit there (for the registry's posting commands).
@@ -72,9 +74,10 @@ def pack_file(view: NoticeView) -> list[discord.File]:
 
 
 def message_ref(interaction: discord.Interaction) -> str | None:
-    """Where the component's message is, "channel id:message id" (a stray copy's reference)."""
-    message = interaction.message
-    return None if message is None else f"{message.channel.id}:{message.id}"
+    """Where the component's message is, "channel id:message id" (a stray copy's reference):
+    in the interaction's channel."""
+    message, channel = interaction.message, interaction.channel_id
+    return None if message is None or channel is None else f"{channel}:{message.id}"
 
 
 def in_thread(interaction: discord.Interaction) -> bool:
@@ -86,6 +89,15 @@ def missing_permission(perms: discord.Permissions, *, thread: bool = False) -> s
     """The first permission the bot lacks for public posts, as a catalogue key suffix."""
     needed = NEEDED_IN_THREAD if thread else NEEDED
     return next((name for name in needed if not getattr(perms, name)), None)
+
+
+@functools.lru_cache(maxsize=FEEDBACK_CACHE)
+def verdict(feedback: Feedback) -> tuple[discord.Embed, discord.ui.View | None]:
+    """A click's private reply, built once per distinct verdict (every click on one option of a
+    round gets the same one, as the core's cached Feedback): only read when sent, the embed and
+    the stopped Report view are safe to share."""
+    report = report_view(feedback.lang, feedback.question_id) if feedback.question_id else None
+    return feedback_embed(feedback), report
 
 
 class Handler:
@@ -107,12 +119,7 @@ class Handler:
                 feedback = await self.metrics.answer(
                     PLATFORM, lambda: self.quiz.answer(round_id, who, option)
                 )
-                report = (
-                    report_view(feedback.lang, feedback.question_id)
-                    if feedback.question_id
-                    else None
-                )
-                await self._verdict(interaction, feedback_embed(feedback), began, report)
+                await self._verdict(interaction, *verdict(feedback), began)
                 copy = message_ref(interaction)
                 if feedback.status == "closed" and copy is not None:
                     await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
@@ -123,8 +130,8 @@ class Handler:
         self,
         interaction: discord.Interaction,
         embed: discord.Embed,
+        view: discord.ui.View | None,
         began: float,
-        view: discord.ui.View | None = None,
     ) -> None:
         markup = view if view is not None else discord.utils.MISSING
         send = interaction.response.send_message
