@@ -1,5 +1,5 @@
 """Shared fixtures; the fakes of Slack and Discord are fixture plugins (`fake`, `slack`,
-`fake_discord`, `bots`, `endpoints`), so a test names the fixture and imports nothing for it."""
+`fake_discord`, `bots`), so a test names the fixture and imports nothing for it."""
 
 from __future__ import annotations
 

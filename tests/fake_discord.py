@@ -10,12 +10,13 @@ can't express (6000 embed characters, no mentions); a body Discord would reject 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -26,10 +27,8 @@ import aiohttp
 import discord
 import jsonschema
 import pytest
-import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
+from fake_tls import client_context, files, server_context
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -68,6 +67,7 @@ THREAD_ID = 333000000000000011  # a thread (or forum post) in GUILD_ID, under CH
 PUBLIC_THREAD, PRIVATE_THREAD = 11, 12
 
 Json = dict[str, Any]
+GATEWAY = "wss://gateway.discord.gg"  # what Discord's /gateway/bot and READY say
 
 
 @cache
@@ -169,13 +169,15 @@ class FakeDiscord:
     answered_at: dict[str, float] = field(default_factory=dict)  # -> first callback arrived
     url: str = ""
     dms: dict[str, str] = field(default_factory=dict)  # DM channel id -> its recipient's user id
+    port: int = 0
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
+        self._close_asked: dict[web.WebSocketResponse, asyncio.Future[int]] = {}
         self._runner: web.AppRunner | None = None
-        self._commands: list[Json] = []
+        self.registered: list[Json] = []
         self._nonces: dict[str, int] = {}
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}  # once identified
         self._channel_of: dict[str, str] = {}  # interaction token -> its channel
@@ -354,7 +356,7 @@ class FakeDiscord:
         }
         return self._json(
             {
-                "url": f"{self.url.replace('http', 'ws')}/gw/",
+                "url": GATEWAY,
                 "shards": self.shards,
                 "session_start_limit": limit,
             }
@@ -390,13 +392,13 @@ class FakeDiscord:
         if "commands" in self.faults and (faulty := await self._fault("commands", request)):
             return faulty
         self.command_puts.append((guild or "global", body))
-        self._commands = [
+        self.registered = [
             cmd
             | {"id": str(self.snowflake()), "application_id": str(APP_ID), "version": "1"}
             | ({"guild_id": guild} if guild else {})
             for cmd in body
         ]
-        return self._json(self._commands)
+        return self._json(self.registered)
 
     async def create_message(self, request: web.Request) -> web.Response:
         body = await self._read(request)
@@ -551,7 +553,26 @@ class FakeDiscord:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
         self._sockets.append(ws)
+        asked = self._close_asked[ws] = asyncio.get_running_loop().create_future()
         await ws.send_json({"op": 10, "d": {"heartbeat_interval": 45000}})
+        reading = asyncio.create_task(self._gateway_messages(ws))
+        await asyncio.wait({reading, asked}, return_when=asyncio.FIRST_COMPLETED)
+        if not reading.done():
+            # Closed from here, not beside a reader: aiohttp then waits for the client's own
+            # close frame before it ends the connection. Ended at once (as it does with a
+            # reader), the client's reply meets a closed TLS connection, and discord.py sees
+            # an abnormal closure (1006), which it retries, instead of the code sent.
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
+            await ws.close(code=asked.result(), message=b"closed by the fake")
+        del self._close_asked[ws]
+        if ws in self._sockets:
+            self._sockets.remove(ws)
+        self._shard_of.pop(ws, None)
+        return ws
+
+    async def _gateway_messages(self, ws: web.WebSocketResponse) -> None:
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
                 continue
@@ -568,10 +589,6 @@ class FakeDiscord:
                 await self._dispatch(ws, "READY", self._ready(guilds, shard))
                 for guild in guilds:
                     await self._dispatch(ws, "GUILD_CREATE", self._guild(guild))
-        if ws in self._sockets:
-            self._sockets.remove(ws)
-        self._shard_of.pop(ws, None)
-        return ws
 
     def _owns(self, ws: web.WebSocketResponse, guild: int) -> bool:
         shard_id, count = self._shard_of.get(ws, (0, 1))
@@ -585,7 +602,7 @@ class FakeDiscord:
             "v": 10,
             "user": self.bot_user,
             "session_id": "s1",
-            "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gw/",
+            "resume_gateway_url": GATEWAY,
             "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
             "application": {"id": str(APP_ID), "flags": 0},
             "private_channels": [],
@@ -632,8 +649,10 @@ class FakeDiscord:
     async def close_gateway(self, code: int) -> None:
         """Close every gateway connection with a close code, as Discord does (4004: the token
         is no longer valid, which discord.py does not retry)."""
-        for ws in list(self._sockets):
-            await ws.close(code=code, message=b"closed by the fake")
+        for asked in list(self._close_asked.values()):
+            if not asked.done():
+                asked.set_result(code)
+        await self.wait_for(lambda: not self._sockets)
 
     async def send_event(self, event: str, data: Json) -> None:
         """An event on the gateway; an interaction in a guild goes, as Discord sends it, to every
@@ -738,7 +757,7 @@ class FakeDiscord:
         """`/zeroquiz <sub> ...` by `who` (in `guild`'s quiz channel, or in `place`: a thread);
         returns the interaction token to find its replies. As in Discord, a command can be
         typed once it is registered: the bot registers beside its connection, so this waits."""
-        await self.wait_for(lambda: self._commands, timeout=10)
+        await self.wait_for(lambda: self.registered, timeout=10)
         payload = self.slash_payload(
             sub,
             options,
@@ -764,7 +783,7 @@ class FakeDiscord:
         place: Json | None = None,
     ) -> Json:
         """The INTERACTION_CREATE payload of such a command, for tests that send it changed."""
-        command = next((c for c in self._commands if c["name"] == "zeroquiz"), None)
+        command = next((c for c in self.registered if c["name"] == "zeroquiz"), None)
         assert command is not None, "commands were never synced to the fake"
         types = {
             o["name"]: {p["name"]: p["type"] for p in o.get("options", [])}
@@ -972,7 +991,8 @@ class FakeDiscord:
         else:
             attachments = self.messages[mid]["attachments"]
         found = []
-        async with aiohttp.ClientSession() as http:
+        connector = aiohttp.TCPConnector(ssl=client_context())
+        async with aiohttp.ClientSession(connector=connector) as http:
             for attachment in attachments:
                 async with http.get(attachment["url"]) as response:
                     assert response.status == 200
@@ -1001,25 +1021,23 @@ class FakeDiscord:
         app.router.add_patch(
             f"{api}/webhooks/{{app}}/{token}/messages/@original", self.edit_original
         )
-        app.router.add_get("/gw/", self.gateway)
+        app.router.add_get("/", self.gateway)  # wss://gateway.discord.gg/?v=10&...
         app.router.add_get("/cdn/{id}/{name}", self.cdn)
         app.router.add_route("*", "/{tail:.*}", self.unknown)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server  # typed AbstractServer | None; started, it is an asyncio.Server
-        assert isinstance(server, asyncio.Server)
-        port = server.sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
+        await web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=server_context()).start()
+        self.port = self._runner.addresses[0][1]
+        self.url = f"https://127.0.0.1:{self.port}"
 
     @property
     def env(self) -> dict[str, str]:
-        """The variables `zeroquiz serve` would be given to use this fake."""
+        """The variables `zeroquiz serve` would be given to use this fake: Discord's own URLs
+        and names, reaching this address, under a certificate of the fake's own CA."""
         return {
             "DISCORD_TOKEN": self.token,
-            "DISCORD_API_URL": f"{self.url}/api/v10",
-            "DISCORD_GATEWAY_URL": f"{self.url.replace('http', 'ws')}/gw/",
+            "DISCORD_CONNECT_TO": f"127.0.0.1:{self.port}",
+            "DISCORD_CA_FILE": str(files()[0]),
         }
 
     async def stop(self) -> None:
@@ -1040,16 +1058,7 @@ def letter_ids(message: Json) -> list[str]:
 
 
 @pytest.fixture
-def endpoints() -> Iterator[None]:
-    """Restore discord.py's REST and gateway addresses after the test."""
-    base, gateway = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
-    yield
-    Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
-    assert isinstance(DiscordWebSocket.DEFAULT_GATEWAY, yarl.URL)
-
-
-@pytest.fixture
-async def fake_discord(endpoints: None) -> AsyncIterator[FakeDiscord]:
+async def fake_discord() -> AsyncIterator[FakeDiscord]:
     fake = FakeDiscord()
     await fake.start()
     yield fake

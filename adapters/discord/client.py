@@ -5,16 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
 from adapters.discord import clicks, inbound
 from adapters.discord.handlers import Handler
-from adapters.discord.render import REPORT_PREFIX, REVIEW_TEMPLATE, TEMPLATE, TYPED_PREFIX
 from adapters.discord.shards import IdentifyPacer, ShardPlan
 from adapters.discord.sync import sync_if_changed
 from adapters.discord.translator import CatalogueTranslator
@@ -31,17 +30,6 @@ MISMATCHES = (
 )
 
 
-# The DynamicItems' templates, and the buttons only clicks.py routes (Report, Type it).
-ROUTED = re.compile(f"(?:{REPORT_PREFIX}|{TYPED_PREFIX})(?s:.*)")
-OURS = (re.compile(TEMPLATE), re.compile(REVIEW_TEMPLATE), ROUTED)
-
-
-def is_ours(custom_id: object) -> bool:
-    """Whether a component's custom_id is one a ZeroQuiz button could carry (its DynamicItems
-    answer those; anything else no item of ours would ever answer)."""
-    return isinstance(custom_id, str) and any(t.fullmatch(custom_id) for t in OURS)
-
-
 def intents() -> discord.Intents:
     """Slash commands and buttons arrive without any intent; `guilds` keeps channel names cached."""
     chosen = discord.Intents.none()
@@ -52,6 +40,26 @@ def intents() -> discord.Intents:
 # The bot never joins voice: silence discord.py's start-up warnings about voice libraries.
 discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
+
+
+class Tree(app_commands.CommandTree["ZeroQuizClient"]):
+    """/zeroquiz, with its payloads checked before discord.py reads their options."""
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        return not inbound.refused(interaction)
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        if isinstance(error, MISMATCHES):
+            # Discord sent a command that isn't ours as registered: an older version it still
+            # shows, or bad input. Not a fault of the code: one line, and the person is told.
+            log.warning(
+                "discord: refused a command that doesn't match /zeroquiz (%s)", type(error).__name__
+            )
+            await self.client.handler.on_mismatched_command(interaction)
+            return
+        log.error("app command error: %s", error, exc_info=error)
 
 
 class ZeroQuizClient(discord.AutoShardedClient):
@@ -70,6 +78,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         shards: ShardPlan,
         pacer: IdentifyPacer,
         before_connect: Callable[[int], Awaitable[None]] | None = None,
+        connector: aiohttp.BaseConnector | None = None,
     ) -> None:
         options: dict[str, Any] = {"shard_count": shards.count}
         if shards.ids is not None:
@@ -78,6 +87,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
             intents=intents(),
             allowed_mentions=discord.AllowedMentions.none(),
             chunk_guilds_at_startup=False,
+            connector=connector,
             **options,
         )
         self.handler = handler
@@ -85,27 +95,20 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.syncs = syncs
         self.pacer = pacer
         self.before_connect = before_connect
-        self.tree = app_commands.CommandTree(self)
-        self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
+        self.tree = Tree(self)
         self.synced: bool | None = None  # None until the registration has run, or if it failed
         self.sync_done = asyncio.Event()
-        self._sync_task: asyncio.Task[None] | None = None
+        self.sync_task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()  # every shard of this process has connected
         self.shard_connected = asyncio.Event()  # one more has (start-up waits shard by shard)
         self.connected_shards: set[int] = set()
-        # Our buttons' clicks skip discord.py's view store (clicks.py); checked first by the guard.
-        self.clicks = clicks.route(
-            self._connection.parsers, self._connection, handler, self._dispatch_click
-        )
-        inbound.guard(self._connection.parsers)  # a malformed interaction can't end the client
 
     async def setup_hook(self) -> None:
         assert self.user is not None
         if self.before_connect is not None:
             await self.before_connect(self.user.id)
         # One GET /gateway/bot: how many IDENTIFYs at once, and the shard count Discord advises
-        # (set here, so discord.py asks no second time and connects to DEFAULT_GATEWAY, which
-        # DISCORD_GATEWAY_URL may point elsewhere).
+        # (set here, so discord.py asks no second time).
         recommended, _, limits = await self.http.get_bot_gateway()
         self.pacer.max_concurrency = max(1, limits["max_concurrency"])
         if self.shard_count is None:
@@ -117,9 +120,9 @@ class ZeroQuizClient(discord.AutoShardedClient):
         # The registration (when the commands changed, or on a new database) runs beside the
         # gateway's connection instead of before it: off the path to the first answer, and a
         # command can't be used before Discord has it either way.
-        self._sync_task = asyncio.create_task(self._sync(), name="zeroquiz-command-sync")
+        self.sync_task = asyncio.create_task(self.register_commands(), name="zeroquiz-command-sync")
 
-    async def _sync(self) -> None:
+    async def register_commands(self) -> None:
         assert self.application_id is not None
         try:
             self.synced = await sync_if_changed(
@@ -135,7 +138,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
             self.sync_done.set()
 
     async def close(self) -> None:
-        task = self._sync_task
+        task = self.sync_task
         if task is not None and not task.done():
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -143,21 +146,12 @@ class ZeroQuizClient(discord.AutoShardedClient):
         await super().close()
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """A click on a component that isn't ZeroQuiz's (another app's button, a message edited
-        by someone else) would get no answer ("This interaction failed"): say so privately."""
-        if interaction.type is not discord.InteractionType.component:
-            return
-        data = interaction.data
-        if not is_ours(data.get("custom_id") if data is not None else None):
-            await self.handler.on_foreign_click(interaction)
-
-    def _dispatch_click(self, interaction: discord.Interaction) -> None:
-        """The `interaction` event for a click on our own button (clicks.py), as discord.py's
-        parser would dispatch it, unless the only listener is this class's on_interaction,
-        which leaves our clicks alone: then the task it would start is saved."""
-        own = getattr(self.on_interaction, "__func__", None) is ZeroQuizClient.on_interaction
-        if not own or self._listeners.get("interaction"):
-            self.dispatch("interaction", interaction)
+        """Every click on a component, ours or not (commands go to the tree, a modal's
+        submission to its modal)."""
+        if interaction.type is discord.InteractionType.component and not inbound.refused(
+            interaction
+        ):
+            await clicks.route(self.handler, interaction)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         await self.pacer.wait(shard_id)
@@ -179,16 +173,3 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.shard_connected.set()
         if self.connected_shards >= self.own_shards:
             self.connected.set()
-
-    async def _on_tree_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        if isinstance(error, MISMATCHES):
-            # Discord sent a command that isn't ours as registered: an older version it still
-            # shows, or bad input. Not a fault of the code: one line, and the person is told.
-            log.warning(
-                "discord: refused a command that doesn't match /zeroquiz (%s)", type(error).__name__
-            )
-            await self.handler.on_mismatched_command(interaction)
-            return
-        log.error("app command error: %s", error, exc_info=error)

@@ -1,22 +1,20 @@
-"""Discord settings from the environment, and the switch that points discord.py at another server.
+"""Discord settings from the environment.
 
 Errors name the variable, never its value: the token must not end up in a log or a terminal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import aiohttp
 import yarl
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
+from adapters.discord import redirect
 from adapters.discord.shards import ShardPlan, plan_from_env
 from adapters.runtime import ConfigError
-
-DEFAULT_API_URL = "https://discord.com/api/v10"
-DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 
 
 @dataclass(frozen=True)
@@ -24,9 +22,15 @@ class DiscordConfig:
     token: str = field(repr=False)
     guild_id: int | None = None
     application_id: int | None = None
-    api_url: str | None = None
-    gateway_url: str | None = None
+    connect_to: tuple[str, int] | None = None  # DISCORD_CONNECT_TO (adapters/discord/redirect.py)
+    ca_file: str | None = None
     shards: ShardPlan = field(default_factory=ShardPlan)
+
+    def connector(self) -> aiohttp.TCPConnector | None:
+        """None: discord.py's own, to Discord's addresses."""
+        if self.connect_to is None and self.ca_file is None:
+            return None
+        return redirect.connector(self.connect_to, self.ca_file)
 
 
 def _snowflake(env: Mapping[str, str], name: str) -> int | None:
@@ -38,14 +42,25 @@ def _snowflake(env: Mapping[str, str], name: str) -> int | None:
     return int(value)
 
 
-def _url(env: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str | None:
+def _address(env: Mapping[str, str], name: str) -> tuple[str, int] | None:
     value = env.get(name, "").strip()
     if not value:
         return None
-    url = yarl.URL(value)
-    if url.scheme not in schemes or not url.host:
-        raise ConfigError(f"{name} must be a {' or '.join(schemes)} URL")
-    return value
+    try:
+        url = yarl.URL(f"//{value}")
+        host, port = url.host, url.explicit_port
+    except ValueError:
+        host = port = None
+    if not host or port is None or not 0 < port < 65536 or url.path not in ("", "/"):
+        raise ConfigError(f"{name} must be a host and a port, such as 127.0.0.1:8443")
+    return host, port
+
+
+def _file(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    if value and not os.access(value, os.R_OK):
+        raise ConfigError(f"{name} names no file ZeroQuiz can read")
+    return value or None
 
 
 def config_from_env(env: Mapping[str, str]) -> DiscordConfig | None:
@@ -57,25 +72,7 @@ def config_from_env(env: Mapping[str, str]) -> DiscordConfig | None:
         token=token,
         guild_id=_snowflake(env, "DISCORD_GUILD_ID"),
         application_id=_snowflake(env, "DISCORD_APPLICATION_ID"),
-        api_url=_url(env, "DISCORD_API_URL", ("http", "https")),
-        gateway_url=_url(env, "DISCORD_GATEWAY_URL", ("ws", "wss")),
+        connect_to=_address(env, "DISCORD_CONNECT_TO"),
+        ca_file=_file(env, "DISCORD_CA_FILE"),
         shards=plan_from_env(env),
     )
-
-
-def point_at(api_url: str | None, gateway_url: str | None) -> Callable[[], None]:
-    """Send REST and gateway traffic elsewhere; returns a function that restores the defaults.
-
-    discord.py reads both from class attributes, so this affects every client in the process.
-    """
-    old_base, old_gateway = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
-    if api_url:
-        Route.BASE = api_url.rstrip("/")
-    if gateway_url:
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
-
-    def restore() -> None:
-        Route.BASE = old_base
-        DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
-
-    return restore

@@ -19,7 +19,7 @@ import logging
 import aiohttp
 import discord
 
-from adapters.discord.buttons import review_buttons
+from adapters.discord.buttons import report_view, review_buttons
 from adapters.discord.packs import DiscordPacks
 from adapters.discord.render import (
     REPORT_PREFIX,
@@ -29,9 +29,8 @@ from adapters.discord.render import (
     review_embed,
     review_token,
 )
-from adapters.discord.reporting import ReportModal, report_view, reported
+from adapters.discord.reporting import ReportModal, reported
 from adapters.discord.typed import TypedModal, typed_target
-from adapters.discord.verdict import send_ephemeral
 from adapters.guard import apologise_on_error
 from adapters.inflight import InFlight
 from adapters.metrics import Metrics
@@ -39,6 +38,7 @@ from adapters.text import storable
 from bot.commands import POSTING_COMMANDS, Command, Context, Reply, accept
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, UserRef
+from bot.presenter import FEEDBACK_CACHE
 from bot.quiz import Quiz
 from bot.views import Feedback, NoticeView, ReviewView
 
@@ -85,9 +85,10 @@ def pack_file(view: NoticeView) -> list[discord.File]:
 
 
 def message_ref(interaction: discord.Interaction) -> str | None:
-    """Where the component's message is, "channel id:message id", if discord.py read it."""
-    message = interaction.message
-    return None if message is None else f"{message.channel.id}:{message.id}"
+    """Where the component's message is, "channel id:message id" (a stray copy's reference):
+    in the interaction's channel."""
+    message, channel = interaction.message, interaction.channel_id
+    return None if message is None or channel is None else f"{channel}:{message.id}"
 
 
 def in_thread(interaction: discord.Interaction) -> bool:
@@ -101,6 +102,15 @@ def missing_permission(perms: discord.Permissions, *, thread: bool = False) -> s
     return next((name for name in needed if not getattr(perms, name)), None)
 
 
+@functools.lru_cache(maxsize=FEEDBACK_CACHE)
+def verdict(feedback: Feedback) -> tuple[discord.Embed, discord.ui.View | None]:
+    """A click's private reply, built once per distinct verdict (every click on one option of a
+    round gets the same one, as the core's cached Feedback): only read when sent, the embed and
+    the stopped Report view are safe to share."""
+    report = report_view(feedback.lang, feedback.question_id) if feedback.question_id else None
+    return feedback_embed(feedback), report
+
+
 class Handler:
     def __init__(self, quiz: Quiz, gate: InFlight, *, metrics: Metrics) -> None:
         self.quiz = quiz
@@ -108,14 +118,7 @@ class Handler:
         self.gate = gate
         self.packs = DiscordPacks(quiz, self._reply)  # `pack add` (a file), `pack question`
 
-    async def on_click(
-        self,
-        interaction: discord.Interaction,
-        round_id: int,
-        option: int,
-        *,
-        clicked: str | None = None,
-    ) -> None:
+    async def on_click(self, interaction: discord.Interaction, round_id: int, option: int) -> None:
         if not self.gate.enter():
             return
         try:
@@ -127,13 +130,8 @@ class Handler:
                 feedback = await self.metrics.answer(
                     PLATFORM, lambda: self.quiz.answer(round_id, who, option)
                 )
-                report = (
-                    report_view(feedback.lang, feedback.question_id)
-                    if feedback.question_id
-                    else None
-                )
-                await self._verdict(interaction, feedback_embed(feedback), began, report)
-                copy = clicked or message_ref(interaction)
+                await self._verdict(interaction, *verdict(feedback), began)
+                copy = message_ref(interaction)
                 if feedback.status == "closed" and copy is not None:
                     await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
         finally:
@@ -143,11 +141,13 @@ class Handler:
         self,
         interaction: discord.Interaction,
         embed: discord.Embed,
+        view: discord.ui.View | None,
         began: float,
-        view: discord.ui.View | None = None,
     ) -> None:
+        markup = view if view is not None else discord.utils.MISSING
+        send = interaction.response.send_message
         try:
-            await send_ephemeral(interaction, embed, view)
+            await send(embed=embed, view=markup, ephemeral=True, allowed_mentions=NO_MENTIONS)
         except (discord.DiscordServerError, aiohttp.ClientError) as exc:
             loop = asyncio.get_running_loop()
             if interaction.response.is_done() or loop.time() - began > RETRY_WITHIN:
@@ -155,11 +155,17 @@ class Handler:
             log.warning("verdict failed for now (%s); sending it once more", type(exc).__name__)
             await asyncio.sleep(RETRY_AFTER)
             try:
-                await send_ephemeral(interaction, embed, view)
+                await send(embed=embed, view=markup, ephemeral=True, allowed_mentions=NO_MENTIONS)
             except discord.HTTPException as again:
                 if again.code != ALREADY_ANSWERED:
                     raise
                 log.info("the verdict had reached Discord after all")
+        except discord.HTTPException as exc:
+            if exc.code != ALREADY_ANSWERED:
+                raise
+            # The same interaction delivered twice: the first answer stands (the core recorded
+            # the click once), as for a command.
+            log.warning("discord: a click was answered already")
 
     async def on_review(
         self, interaction: discord.Interaction, token: str, *, guild: str | None = None

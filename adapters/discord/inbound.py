@@ -1,29 +1,26 @@
-"""The gateway's INTERACTION_CREATE, checked before discord.py reads it.
+"""What an interaction must hold before the handlers read it, checked on discord.py's public hooks.
 
-discord.py parses an interaction inside the gateway's reader task: a payload it can't read (a
-component click without a custom_id, a custom_id that isn't a string, an id that isn't a
-number) raises out of that task and ends the client's connection, and the bot falls silent;
-others fail later in discord.py's own tasks, or in ours, with a traceback.
-Discord doesn't send such payloads, but a proxy, a compatible server or a Discord bug might, so
-the parser is wrapped: what discord.py and the handlers rely on is checked first, and a payload
-discord.py still can't read is dropped. Either way one warning line, never a traceback.
+discord.py parses an interaction in the gateway's reader task and hands on what it can't check
+itself as it came: a custom_id, a name or a command option of another type than Discord sends
+would fail later in discord.py's task or in ours, with a traceback and no answer. Discord doesn't
+send such payloads, but a proxy, a compatible server or a Discord bug might, so the client's
+`on_interaction` (clicks) and its command tree's `interaction_check` (commands) look first: one
+warning line, never a traceback. A payload discord.py can't parse at all (an id that isn't a
+number, a member without a user) raises in its reader task, which ends the connection: the
+surface is lost, and `serve` exits 75 to be restarted (docs/operations.md); discord.py has no
+public hook before that parse.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, MutableMapping
 from typing import Any
+
+import discord
 
 log = logging.getLogger(__name__)
 
-EVENT = "INTERACTION_CREATE"
-COMMAND, COMPONENT, AUTOCOMPLETE = 2, 3, 4  # interaction types
-ROW, BUTTON = 1, 2  # component types
 CHAT_INPUT = 1  # the application command type of slash commands
-ROWS = 5  # rows per message, buttons per row
-COMPONENTS_V2 = 1 << 15  # a message flag
-PLAIN_STYLES = frozenset({1, 2, 3, 4})  # primary, secondary, success, danger: not link, premium
 MAX_OPTION_DEPTH = 2  # a subcommand group, its subcommand, that one's options
 # Option type -> the JSON types of its value (string 3, integer 4, boolean 5, number 10; users,
 # channels, roles, mentionables and attachments come as snowflake strings); 1 and 2 are a
@@ -39,56 +36,32 @@ VALUE_TYPES: dict[int, tuple[type, ...]] = {
 SNOWFLAKES = frozenset({6, 7, 8, 9, 11})
 MISSING = object()
 
-Parser = Callable[[Any], None]
+
+def refused(interaction: discord.Interaction) -> bool:
+    """Whether the interaction is unreadable for the handlers (then one warning line says why)."""
+    found = problem(interaction)
+    if found is not None:
+        log.warning("discord: dropped a malformed INTERACTION_CREATE (%s)", found)
+    return found is not None
 
 
-def problem(payload: object) -> str | None:
-    """What makes this INTERACTION_CREATE unreadable for the handlers, or None."""
-    if not isinstance(payload, dict):
-        return "not an object"
-    token = payload.get("token")
+def problem(interaction: discord.Interaction) -> str | None:
+    """What makes this interaction unreadable for the handlers, or None."""
+    token: object = interaction.token
     if not isinstance(token, str) or not token:
         return "token is missing or not a string"  # every reply is addressed with it
-    found = _person_problem(payload)
-    if found is not None:
-        return found
-    kind = payload.get("type")
-    if kind in (COMMAND, AUTOCOMPLETE):
-        return _command_problem(payload.get("data"))
-    if kind == COMPONENT:
-        return _click_problem(payload.get("data"), payload.get("message"))
-    return None
-
-
-def _person_problem(payload: dict[str, Any]) -> str | None:
-    """Who clicked or typed: discord.py reads `member` in a server, `user` elsewhere."""
-    try:
-        in_guild = bool(payload.get("guild_id") and int(payload["guild_id"]))
-    except (TypeError, ValueError):
-        return "guild_id is not a snowflake"
-    member = payload.get("member")
-    if in_guild:
-        person = member.get("user") if isinstance(member, dict) else None
-    else:
-        person = payload.get("user")
-    if not isinstance(person, dict):
-        return "member.user is missing" if in_guild else "user is missing"
-    names = [person.get("username"), person.get("global_name")]
-    names += [member.get("nick")] if in_guild and isinstance(member, dict) else []
+    person: Any = interaction.user
+    if not isinstance(person, discord.User | discord.Member):  # outside a server: `user`
+        return "user is missing"
+    names = [person.name, person.global_name, getattr(person, "nick", None)]
     if not all(name is None or isinstance(name, str) for name in names):
         return "a name is not a string"  # the display name the answer is stored under
+    if interaction.type in (
+        discord.InteractionType.application_command,
+        discord.InteractionType.autocomplete,
+    ):
+        return _command_problem(interaction.data)
     return None
-
-
-def _click_problem(data: object, message: object) -> str | None:
-    if not isinstance(data, dict):
-        return "component data is not an object"
-    custom_id = data.get("custom_id")
-    if not isinstance(custom_id, str) or not custom_id:
-        return "custom_id is missing or not a string"
-    if type(data.get("component_type")) is not int:
-        return "component_type is not an integer"
-    return _buttons_problem(message)
 
 
 def _command_problem(data: object) -> str | None:
@@ -183,58 +156,3 @@ def snowflake(value: object, optional: bool = False) -> bool:
         return optional
     text = str(value) if type(value) is int else value
     return isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 20
-
-
-def _buttons_problem(message: object) -> str | None:
-    """discord.py rebuilds the clicked message's components into a View to find the button;
-    ZeroQuiz's messages hold rows of at most five plain buttons, and those are what it reads."""
-    if not isinstance(message, dict):
-        return None  # no message: discord.py looks no further; not an object: it can't parse it
-    flags = message.get("flags", 0)
-    if type(flags) is not int or flags & COMPONENTS_V2:
-        return "message.flags is not an integer without components v2"  # they pick the View
-    rows = message.get("components")  # discord.py leaves Message.components unset without it
-    if not isinstance(rows, list) or len(rows) > ROWS:
-        return f"message.components is not a list of at most {ROWS} rows"
-    for row in rows:
-        buttons = row.get("components") if isinstance(row, dict) else None
-        if not isinstance(buttons, list) or len(buttons) > ROWS or row.get("type") != ROW:
-            return f"a message row is not an action row of at most {ROWS} buttons"
-        if not all(_plain_button(button) for button in buttons):
-            return "a message component is not a plain button"
-    return None
-
-
-def _plain_button(button: object) -> bool:
-    if not isinstance(button, dict) or button.get("type") != BUTTON:
-        return False
-    get = button.get  # several times per button, four buttons per click
-    style, label = get("style"), get("label")
-    return (
-        type(style) is int
-        and style in PLAIN_STYLES
-        and isinstance(get("custom_id"), str)
-        and (label is None or isinstance(label, str))
-        and type(get("disabled", False)) is bool
-        and get("url") is None
-        and get("sku_id") is None
-        and get("emoji") is None
-    )
-
-
-def guard(parsers: MutableMapping[str, Parser]) -> None:
-    """Wrap discord.py's INTERACTION_CREATE parser (ConnectionState.parsers) in place: the
-    gateway looks its parsers up in that same mapping for every event."""
-    parse = parsers[EVENT]
-
-    def guarded(payload: Any) -> None:
-        found = problem(payload)
-        if found is None:
-            try:
-                parse(payload)
-                return
-            except Exception as exc:  # discord.py's own reading of the payload failed
-                found = f"discord.py could not read it: {type(exc).__name__}"
-        log.warning("discord: dropped a malformed %s (%s)", EVENT, found)
-
-    parsers[EVENT] = guarded

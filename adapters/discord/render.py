@@ -40,15 +40,13 @@ CUSTOM_ID_PREFIX = "zq:a"
 FOOTER_MAX = 2048
 DESCRIPTION_MAX = 4096
 FIELD_NAME_MAX = 256
-# discord.py hands AnswerButton every custom_id under our prefix; answer_choice then reads it
-# strictly, so a button it can't read is answered "no longer valid" instead of left unanswered.
-TEMPLATE = r"zq:a:(?s:.*)"
+# Every custom_id under our prefix is ours (clicks.py); answer_choice reads it strictly, so a
+# button it can't read is answered "no longer valid" instead of left unanswered.
 # ASCII digits only (`\d` matches "٣" too) and at most 18 of them, inside SQLite's int64.
 ANSWER_ID = re.compile(r"zq:a:([0-9]{1,18}):([0-9]{1,2})")
 # The personal review's buttons: the prefix, then the core's token (bot/reviewing.py reads it
 # strictly; at most 79 characters, so the custom_id stays within Discord's 100).
 REVIEW_PREFIX = "zqr:"
-REVIEW_TEMPLATE = r"zqr:(?s:.*)"
 REPORT_PREFIX = "zqp:"  # the Report control under a verdict: the language, then the question
 TYPED_PREFIX = "zqt:"  # Type it, beside a generated question's letters: then the round
 CUSTOM_ID_MAX = 100

@@ -41,13 +41,6 @@ def report_button(lang: Lang, question_id: str) -> discord.ui.Button[Any]:
     )
 
 
-def report_view(lang: Lang, question_id: str) -> discord.ui.View:
-    """The verdict's one button (timeout=None: the click is routed by its custom_id)."""
-    view = discord.ui.View(timeout=None)
-    view.add_item(report_button(lang, question_id))
-    return view
-
-
 class ReportModal(discord.ui.Modal):
     def __init__(
         self, quiz: Quiz, lang: Lang, question_id: str, who: UserRef, reply: Reply

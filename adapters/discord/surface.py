@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import discord
 
 from adapters.discord.client import ZeroQuizClient
-from adapters.discord.config import DiscordConfig, config_from_env, point_at
+from adapters.discord.config import DiscordConfig, config_from_env
 from adapters.discord.handlers import Handler
 from adapters.discord.lease import LeaseKeeper
 from adapters.discord.port import DiscordPort
@@ -52,12 +52,12 @@ class DiscordSurface:
             shards=config.shards,
             pacer=IdentifyPacer(runtime.clock),
             before_connect=self.lease.claim,
+            connector=config.connector(),
         )
         self.lease.on_lost = self.client.close
         self.port = DiscordPort(self.client, runtime.clock)
         runtime.add_port(self.port, _rate_limited)
         self._task: asyncio.Task[None] | None = None
-        self._restore: Callable[[], None] | None = None
         self._stopping = False
 
     async def start(self) -> None:
@@ -65,7 +65,6 @@ class DiscordSurface:
         all of this process's shards are connected (never blocks on discord.py's `on_ready`).
         The timeout counts from the last shard that connected: Discord paces a bot's IDENTIFYs,
         so many shards take a while."""
-        self._restore = point_at(self.config.api_url, self.config.gateway_url)
         self._task = asyncio.create_task(self.client.start(self.config.token), name="discord")
         if await self._connected():
             self._task.add_done_callback(self._report_end)
@@ -124,9 +123,6 @@ class DiscordSurface:
                 await self._task
             self._task = None
         await self.lease.release()
-        if self._restore is not None:
-            self._restore()
-            self._restore = None
 
     def _report_end(self, task: asyncio.Task[None]) -> None:
         """discord.py reconnects by itself; if its task still ends (an error such as a revoked

@@ -1,9 +1,10 @@
 """The baseline for tests/bench/discord_load.py: a bare discord.py client, as a child process.
 
 It answers every interaction (a click, a slash command) with one ephemeral message and does
-nothing else: no database, no core, no command tree, no DynamicItem. It connects like ZeroQuiz does
-(REST at DISCORD_API_URL, the gateway at DISCORD_GATEWAY_URL, DISCORD_TOKEN, only the `guilds`
-intent), logs `bare discord: ready` on stderr once connected, and stops on SIGTERM.
+nothing else: no database, no core, no command tree. It connects like ZeroQuiz does
+(DISCORD_CONNECT_TO and DISCORD_CA_FILE through adapters/discord/redirect.py's connector,
+DISCORD_TOKEN, only the `guilds` intent), logs `bare discord: ready` on stderr once connected,
+and stops on SIGTERM.
 
 With BARE_RECORD=PATH it is the floor of "acknowledged means recorded" instead: before answering
 it commits one row per click (the interaction's id and user) to a SQLite file in WAL mode with
@@ -23,9 +24,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import discord
-import yarl
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
+
+from adapters.discord.redirect import connector
 
 
 class Recorder:
@@ -60,11 +60,14 @@ class Bare(discord.Client):
 
 
 async def main() -> int:
-    Route.BASE = os.environ["DISCORD_API_URL"].rstrip("/")
-    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["DISCORD_GATEWAY_URL"])
+    host, _, port = os.environ["DISCORD_CONNECT_TO"].rpartition(":")
     intents = discord.Intents.none()
     intents.guilds = True
-    client = Bare(intents=intents, allowed_mentions=discord.AllowedMentions.none())
+    client = Bare(
+        intents=intents,
+        allowed_mentions=discord.AllowedMentions.none(),
+        connector=connector((host, int(port)), os.environ["DISCORD_CA_FILE"]),
+    )
     if os.environ.get("BARE_RECORD"):
         client.recorder = Recorder(os.environ["BARE_RECORD"])
         sys.setswitchinterval(0.0005)  # as `zeroquiz serve`: the writer waits less for the GIL

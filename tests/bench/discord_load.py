@@ -26,13 +26,13 @@ the bench CPU the apps would then share); any body Discord would refuse is print
 it exits 0 unless it cannot run at all. --profile PATH runs the serve child under cProfile (its
 stats written at its clean exit) to see where a click's CPU goes; --pyspy PATH samples both apps'
 open loop in round 1 with py-spy (all threads, the SQLite ones too; collapsed stacks, bare's in
-PATH.bare). --floor adds a third app to every round: the bare client that first commits each click
-durably (bare_discord.py with BARE_RECORD: one row, one fsync'd commit, then the answer), the
-least any app that keeps "acknowledged means recorded" can pay; its columns show what part of
-serve's excess over the bare client is the durable commit itself.
+PATH.bare). The floor is a third app in every round (unless --no-floor): the bare client that
+first commits each click durably (bare_discord.py with BARE_RECORD: one row, one fsync'd commit,
+then the answer), the least any app that keeps "acknowledged means recorded" can pay. The goals
+are serve/floor ratios of the medians (issue 32), each printed PASS or MISS.
 
 Run: .venv/bin/python tests/bench/discord_load.py [--rounds 4 --rate 200 --seconds 5
-     --clients 64 --users 50000]
+     --clients 64 --users 50000 --floor]
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ async def first_answer(fake: BenchDiscord, child: Child, identified: int, spawne
     deadline = mono() + STARTUP_SECONDS
     tokens: list[str] = []
     while mono() < deadline:
-        if not fake._commands and child.name != "serve":  # the bare clients register none
+        if not fake.registered and child.name != "serve":  # the bare clients register none
             raise RuntimeError("no commands registered yet: run serve first")
         tokens.append(await fake.slash("help"))  # once serve's registration is in (a new bot)
         for _ in range(25):
@@ -356,15 +356,17 @@ async def bench_round(
 
 
 # -- printing --------------------------------------------------------------------------------------
+# The goals (issue 32) hold ZeroQuiz to the floor, measured in the same run: serve/floor.
 FIGURES: list[tuple[str, str, Callable[[float], str], str, Callable[[float], bool] | None]] = [
-    ("start-up to first command answered", "startup", lambda x: f"{x * 1000:,.0f} ms", "", None),
-    ("CPU per click (open loop)", "o_cpu_per_click", lambda x: f"{x * 1000:.2f} ms", "<= 1.2",
-     lambda r: r <= 1.2),
+    ("start-up to first command answered", "startup", lambda x: f"{x * 1000:,.0f} ms", "<= 1.5",
+     lambda r: r <= 1.5),
+    ("CPU per click (open loop)", "o_cpu_per_click", lambda x: f"{x * 1000:.2f} ms", "<= 1.5",
+     lambda r: r <= 1.5),
     ("callback p50 at RATE/s", "o_p50", lambda x: f"{x * 1000:.1f} ms", "", None),
     ("callback p99 at RATE/s", "o_p99", lambda x: f"{x * 1000:.1f} ms", "<= 1.5",
      lambda r: r <= 1.5),
-    ("verdicts/s, CLIENTS clients closed loop", "c_verdicts_per_s", lambda x: f"{x:,.0f}", ">= 0.8",
-     lambda r: r >= 0.8),
+    ("verdicts/s, CLIENTS clients closed loop", "c_verdicts_per_s", lambda x: f"{x:,.0f}", ">= 1.5",
+     lambda r: r >= 1.5),
     ("CPU per click (closed loop)", "c_cpu_per_click", lambda x: f"{x * 1000:.2f} ms", "", None),
     ("RSS after USERS distinct users", "rss_kb", lambda x: f"{x / 1024:.1f} MiB", "<= 1.5",
      lambda r: r <= 1.5),
@@ -408,18 +410,21 @@ def report(rounds: list[dict[str, Round]], args: argparse.Namespace) -> None:
         mb = median([float(getattr(got["bare"], attr)) for got in rounds])
         ms_ = median([float(getattr(got["serve"], attr)) for got in rounds])
         mr = _ratio(ms_, mb)
-        verdict = "" if ok is None or math.isnan(mr) else ("PASS" if ok(mr) else "MISS")
         spread = [r for r in ratios if not math.isnan(r)]
         extent = f" (rounds {min(spread):.2f}-{max(spread):.2f})" if spread else ""
         line = (
             f"  median : {fmt(mb) if not math.isnan(mb) else '-':>12} | "
             f"{fmt(ms_) if not math.isnan(ms_) else '-':>12} | {mr:5.2f}{extent}"
-            + (f"   goal {goal} {verdict}" if goal else "")
         )
         if floor:
             mf = median([float(getattr(got["floor"], attr)) for got in rounds])
+            to_floor = _ratio(ms_, mf)
+            verdict = (
+                "" if ok is None or math.isnan(to_floor) else ("PASS" if ok(to_floor) else "MISS")
+            )
             line += f"\n  floor  : {fmt(mf) if not math.isnan(mf) else '-':>12}"
-            line += f" | floor/bare {_ratio(mf, mb):5.2f} | serve/floor {_ratio(ms_, mf):5.2f}"
+            line += f" | floor/bare {_ratio(mf, mb):5.2f} | serve/floor {to_floor:5.2f}"
+            line += f"   goal {goal} {verdict}" if goal else ""
         print(line)
     print()
     lost = sum(got["serve"].lost for got in rounds)
@@ -486,7 +491,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="which loop --pyspy samples: the open (200/s) or the closed one (default open)",
     )
     p.add_argument(
-        "--floor", action="store_true", help="also run the bare client that records each click"
+        "--floor",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run the bare client that records each click, and hold serve to it (the "
+        "default; --no-floor: serve and bare only, no goals)",
     )
     p.add_argument(
         "--root",

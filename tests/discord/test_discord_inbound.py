@@ -1,9 +1,13 @@
-"""Bad input through the gateway: component interactions Discord would never send, and custom_ids
-that aren't ours, against the real discord.py client. The bot must neither go silent nor log a
-traceback, and a button under our prefix always gets its private answer."""
+"""Bad input through the gateway: interactions Discord would never send, and custom_ids that aren't
+ours, against the real discord.py client. No traceback ever, and a button under our prefix always
+gets its private answer. What discord.py parses, ZeroQuiz checks before its handlers read it (one
+line, the bot carries on); what discord.py can't parse raises in its gateway reader, before any
+public hook, and ends the connection: the surface is reported lost in one line, and `serve`
+exits 75 to be restarted (tests/serve)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -33,6 +37,8 @@ from bot.model import ChannelRef
 
 Json = dict[str, Any]
 INVALID = "That button is no longer valid."
+NOT_MINE = ("That button isn't mine",)
+VERDICT = ("✅ Correct!", "❌ Not quite")
 CHANNEL = ChannelRef("discord", str(GUILD_ID), str(CHANNEL_ID))
 
 
@@ -54,13 +60,30 @@ def showing(message: Json, custom_id: Any) -> Json:
 class Quiz:
     """A bot with a question open, and what it takes to click on it."""
 
-    def __init__(self, fake: FakeDiscord, bot: RunningBot, mid: int) -> None:
-        self.fake, self.bot, self.mid = fake, bot, mid
+    def __init__(self, fake: FakeDiscord, bots: BotFactory, bot: RunningBot, mid: int) -> None:
+        self.fake, self.bots, self.bot, self.mid = fake, bots, bot, mid
         self.ids = custom_ids(fake.messages[mid])
 
     @property
     def message(self) -> Json:
         return self.fake.messages[self.mid]
+
+    async def ended(self) -> bool:
+        """Whether the client's connection ended on what was sent before: a command sent after
+        it is answered, or the surface is reported lost."""
+        token = ""
+        if self.fake.connected:
+            with contextlib.suppress(AssertionError):  # the connection closed meanwhile
+                token = await self.fake.slash("help")
+        lost = self.bot.runtime.lost
+        await self.fake.wait_for(lambda: lost.is_set() or self.fake.responses.get(token))
+        return lost.is_set()
+
+    async def restart(self) -> None:
+        """A new bot on the same database, as the supervisor restarts `serve` (exit 75)."""
+        assert self.bot.runtime.lost_reason.startswith("discord: the connection ended (")
+        await self.bots.stop(self.bot)
+        self.bot = await self.bots.start()
 
     async def verdict_after(self, who: Json) -> None:
         """The bot still works: a plain click gets its verdict."""
@@ -79,11 +102,20 @@ class Quiz:
 async def quiz(bots: BotFactory, fake_discord: FakeDiscord) -> Quiz:
     bot = await bots.start()
     await fake_discord.reply_to(await fake_discord.slash("question"))
-    return Quiz(fake_discord, bot, fake_discord.posted[-1])
+    return Quiz(fake_discord, bots, bot, fake_discord.posted[-1])
 
 
 def logged_since(caplog: pytest.LogCaptureFixture, before: int) -> list[str]:
     return [r.getMessage() for r in caplog.records[before:]]
+
+
+ENDED = "the Discord connection ended: "  # the surface's one line (ERROR) when it is lost
+
+
+def assert_nothing_else(caplog: pytest.LogCaptureFixture) -> None:
+    """No traceback and no ERROR line but the connections' ends this test caused."""
+    found = [line for line in tracebacks(caplog.records) if ENDED not in line]
+    assert found == [], found
 
 
 NOT_OURS = {  # each case with one bot: a running bot per case would cost seconds
@@ -113,39 +145,70 @@ async def test_a_custom_id_that_is_not_ours_gets_a_private_no_longer_valid(
     assert_no_tracebacks(caplog)
 
 
-NEVER_SENT: list[tuple[Json, str]] = [
-    ({"data": {"component_type": 2}}, "custom_id is missing"),
-    ({"data": {"custom_id": 7, "component_type": 2}}, "custom_id is missing or not a string"),
-    ({"data": {"custom_id": ["zq:a:1:0"], "component_type": 2}}, "not a string"),
-    ({"data": {"custom_id": "zq:a:1:0", "component_type": "2"}}, "component_type"),
-    ({"data": {"custom_id": "zq:a:1:0"}}, "component_type"),
-    ({"data": None}, "component data is not an object"),
-    ({"data": "zq:a:1:0"}, "component data is not an object"),
-    ({"id": "not-a-snowflake"}, "discord.py could not read it: ValueError"),
-    ({"version": None, "application_id": None}, "discord.py could not read it: TypeError"),
+# discord.py parses these; ZeroQuiz's own check drops them with one line.
+DROPPED: list[tuple[Json, str]] = [
     ({"token": None}, "token is missing or not a string"),
-    ({"member": {"user": "someone"}}, "member.user is missing"),
     ({"guild_id": None}, "user is missing"),  # outside a server discord.py reads `user`
-    ({"guild_id": "a guild"}, "guild_id is not a snowflake"),
-    ({"member": {"user": user(1) | {"global_name": ["x"]}}}, "a name is not a string"),
-    ({"message": {"components": None}}, "message.components is not a list"),
-    ({"message": {"flags": None, "components": []}}, "message.flags is not an integer"),
+    ({"member": FakeDiscord.member(user(1) | {"global_name": ["x"]})}, "a name is not a string"),
+    ({"member": FakeDiscord.member(user(1)) | {"nick": 5}}, "a name is not a string"),
+]
+# discord.py parses these too, and they get their private answer.
+ANSWERED: list[tuple[Json, tuple[str, ...]]] = [
+    ({"data": {"custom_id": 7, "component_type": 2}}, NOT_MINE),
+    ({"data": {"custom_id": "zq:a:1:0", "component_type": "2"}}, NOT_MINE),
+    ({"message": {"components": None}}, VERDICT),  # no message discord.py can read: none
+    ({"message": {"flags": None, "components": []}}, VERDICT),
+]
+# discord.py can't parse these: its gateway reader raises, and the connection ends.
+UNREADABLE: list[tuple[Json, str]] = [
+    ({"data": {"component_type": 2}}, "KeyError: 'custom_id'"),
+    ({"data": {"custom_id": ["zq:a:1:0"], "component_type": 2}}, "TypeError: unhashable"),
+    ({"data": {"custom_id": "zq:a:1:0"}}, "KeyError: 'component_type'"),
+    ({"data": None}, "TypeError"),
+    ({"data": "zq:a:1:0"}, "TypeError"),
+    ({"id": "not-a-snowflake"}, "ValueError"),
+    ({"version": None, "application_id": None}, "TypeError"),
+    ({"member": {"user": "someone"}}, "TypeError"),
+    ({"guild_id": "a guild"}, "ValueError"),
+    ({"member": {"user": user(1)}}, "KeyError: 'roles'"),
 ]
 
 
 async def test_an_interaction_discord_would_never_send_is_dropped_with_one_line(
     quiz: Quiz, caplog: pytest.LogCaptureFixture
 ) -> None:
-    for change, problem in NEVER_SENT:
+    for change, problem in DROPPED:
         payload = quiz.fake.click_payload(quiz.mid, quiz.ids[0], user(1)) | change
         before = len(caplog.records)
         await quiz.fake.send_event("INTERACTION_CREATE", payload)
-        await quiz.alive()  # before this fix, the first of these ended the client (KeyError)
+        await quiz.alive()
         [line] = logged_since(caplog, before)
-        assert line.startswith("discord: dropped a malformed INTERACTION_CREATE"), line
-        assert problem in line, line
-    await quiz.verdict_after(user(1))
+        assert line == f"discord: dropped a malformed INTERACTION_CREATE ({problem})", line
+    assert await answers(quiz.bot) == 0
+    for n, (change, said) in enumerate(ANSWERED, 10):
+        payload = quiz.fake.click_payload(quiz.mid, quiz.ids[0], user(n)) | change
+        await quiz.fake.send_event("INTERACTION_CREATE", payload)
+        reply = await quiz.fake.reply_to(payload["token"])
+        assert reply["flags"] & EPHEMERAL and text_of(reply).startswith(said), change
+    await quiz.alive()
     assert_no_tracebacks(caplog)
+
+
+async def test_an_interaction_discord_py_cannot_parse_ends_the_connection_with_one_line(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No public hook of discord.py comes before its parse: the surface is lost (one line), and
+    a new process (here a new bot on the same database) carries on."""
+    for change, error in UNREADABLE:
+        payload = quiz.fake.click_payload(quiz.mid, quiz.ids[0], user(1)) | change
+        before = len(caplog.records)
+        await quiz.fake.send_event("INTERACTION_CREATE", payload)
+        assert await quiz.ended(), change
+        [line] = logged_since(caplog, before)
+        assert line.startswith(ENDED) and error in line, line
+        await quiz.restart()
+    await quiz.verdict_after(user(1))
+    assert_nothing_else(caplog)
 
 
 async def test_a_name_no_database_can_store_does_not_lose_the_answer(
@@ -225,6 +288,21 @@ async def test_a_command_discord_would_never_send_is_dropped_with_one_line(
     assert_no_tracebacks(caplog)
 
 
+async def test_a_click_delivered_twice_is_recorded_and_answered_once_without_a_traceback(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    payload = quiz.fake.click_payload(quiz.mid, quiz.ids[0], user(1))
+    await quiz.fake.send_event("INTERACTION_CREATE", payload)
+    first = await quiz.fake.reply_to(payload["token"])
+    before = len(caplog.records)
+    await quiz.fake.send_event("INTERACTION_CREATE", payload)  # the same id and token again
+    said = "discord: a click was answered already"
+    await quiz.fake.wait_for(lambda: said in logged_since(caplog, before))
+    assert await quiz.fake.reply_to(payload["token"]) == first
+    assert await answers(quiz.bot) == 1
+    assert_no_tracebacks(caplog)
+
+
 async def test_an_interaction_delivered_twice_is_answered_once_without_a_traceback(
     quiz: Quiz, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -251,7 +329,19 @@ async def test_an_interaction_delivered_twice_is_answered_once_without_a_traceba
 
 
 # -- properties ---------------------------------------------------------------------------------
-async def test_random_component_interactions_never_crash_or_leave_a_traceback(
+async def after_any(quiz: Quiz, before: int, caplog: pytest.LogCaptureFixture) -> None:
+    """Never a traceback; either the bot answers as before, or the connection ended on what
+    discord.py couldn't parse, in one line, and a restart carries on."""
+    ended = await quiz.ended()
+    assert [t for t in tracebacks(caplog.records[before:]) if ENDED not in t] == []
+    if ended:
+        said = [line for line in logged_since(caplog, before) if ENDED in line]
+        assert len(said) == 1, said
+        await quiz.restart()
+    await quiz.alive()
+
+
+async def test_random_component_interactions_never_leave_a_traceback(
     quiz: Quiz, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake = quiz.fake
@@ -281,16 +371,15 @@ async def test_random_component_interactions_never_crash_or_leave_a_traceback(
                 fresh = fake.click_payload(quiz.mid, quiz.ids[0], user(50))
                 payload |= {"id": fresh["id"], "token": fresh["token"]}
             await fake.send_event("INTERACTION_CREATE", payload)
-        await quiz.alive()
-        assert tracebacks(caplog.records[before:]) == []
+        await after_any(quiz, before, caplog)
 
     await run_examples(payloads, check, max_examples=80)
     await quiz.verdict_after(user(51))
     await fake.wait_for(lambda: quiz.bot.surface.gate.count == 0)
-    assert_no_tracebacks(caplog)
+    assert_nothing_else(caplog)
 
 
-async def test_random_command_interactions_never_crash_or_leave_a_traceback(
+async def test_random_command_interactions_never_leave_a_traceback(
     quiz: Quiz, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake = quiz.fake
@@ -307,10 +396,9 @@ async def test_random_command_interactions_never_crash_or_leave_a_traceback(
             fresh = fake.slash_payload("help")
             payload |= {"id": fresh["id"], "token": fresh["token"]}
         await fake.send_event("INTERACTION_CREATE", payload)
-        await quiz.alive()
-        assert tracebacks(caplog.records[before:]) == []
+        await after_any(quiz, before, caplog)
 
     await run_examples(payloads, check, max_examples=60)
     await quiz.verdict_after(user(51))
     await fake.wait_for(lambda: quiz.bot.surface.gate.count == 0)
-    assert_no_tracebacks(caplog)
+    assert_nothing_else(caplog)

@@ -113,7 +113,7 @@ async def test_stop_unknown_topic_and_indonesian(
 ) -> None:
     bot = await bots.start()
     await answer_two(fake_discord, bot, bots)
-    [group] = [c for c in fake_discord._commands if c["name"] == "zeroquiz"]
+    [group] = [c for c in fake_discord.registered if c["name"] == "zeroquiz"]
     subs = {o["name"]: {p["name"]: p for p in o.get("options", [])} for o in group["options"]}
     assert subs["review"]["topic"]["autocomplete"] is True
     unknown = await fake_discord.reply_to(

@@ -138,11 +138,14 @@ GUILD_B = ChannelRef("discord", str(GUILD_B_ID), str(CHANNEL_B_ID))
 
 
 def watch(bot: RunningBot) -> list[int | None]:
-    """The guild of every interaction that reaches this bot's client."""
+    """The guild of every interaction that reaches this bot's client (then handled as before:
+    the client's own on_interaction routes the clicks)."""
     seen: list[int | None] = []
+    route = bot.surface.client.on_interaction
 
     async def on_interaction(interaction: discord.Interaction) -> None:
         seen.append(interaction.guild_id)
+        await route(interaction)
 
     bot.surface.client.event(on_interaction)
     return seen

@@ -163,8 +163,11 @@ async def test_settings_are_checked_and_name_the_variable(
         assert surface_from_env({}, runtime) is None
         for name, value in (
             ("DISCORD_GUILD_ID", "my-server"),
-            ("DISCORD_API_URL", "discord.com/api/v10"),
-            ("DISCORD_GATEWAY_URL", "https://gateway.discord.gg/"),
+            ("DISCORD_CONNECT_TO", "https://discord.com/api/v10"),
+            ("DISCORD_CONNECT_TO", "127.0.0.1"),
+            ("DISCORD_CONNECT_TO", "127.0.0.1:99999"),
+            ("DISCORD_CONNECT_TO", "127.0.0.1:port"),
+            ("DISCORD_CA_FILE", "/nowhere/ca.pem"),
         ):
             with pytest.raises(ConfigError) as caught:
                 surface_from_env({"DISCORD_TOKEN": TOKEN, name: value}, runtime)

@@ -29,7 +29,7 @@ async def test_synced_options_and_a_slash_with_a_topic_posts_such_a_question(
     bots: BotFactory, fake_discord: FakeDiscord
 ) -> None:
     bot = await bots.start()
-    [group] = [c for c in fake_discord._commands if c["name"] == "zeroquiz"]
+    [group] = [c for c in fake_discord.registered if c["name"] == "zeroquiz"]
     subs = {o["name"]: {p["name"]: p for p in o.get("options", [])} for o in group["options"]}
     for sub in ("question", "start"):
         assert subs[sub]["topic"]["autocomplete"] is True
