@@ -74,6 +74,7 @@ def problems(source: str, where: str, own: set[str]) -> list[str]:
     on_self = set_on_self(tree)
     for node in ast.walk(tree):
         modules: list[str] = []
+        line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Import):
             modules = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -88,7 +89,7 @@ def problems(source: str, where: str, own: set[str]) -> list[str]:
             own_module = module.startswith(PRODUCT)  # our own modules' privates are ours to share
             internal = any(_private(p) for p in parts) and module != "__future__" and not own_module
             if internal or module.startswith(forbidden) or module in forbidden:
-                found.append(f"{where}:{node.lineno}: imports {module}")
+                found.append(f"{where}:{line}: imports {module}")
         if isinstance(node, ast.Attribute) and _private(node.attr):
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
                 # Our object's own state or method; not a library base class's private.
