@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 READY_TIMEOUT = 60.0
 DRAIN_TIMEOUT = 10.0
+CLOSE_SECONDS = 5.0  # after client.close(), what its task may take to end before it is cancelled
 
 
 class DiscordSurface:
@@ -119,6 +120,12 @@ class DiscordSurface:
         self._stopping = True
         await self.client.close()
         if self._task is not None:
+            # A reconnect in flight (discord.py gives one 60 s) may outlive the close: bounded,
+            # so SIGTERM stops the process in seconds whatever the gateway's address does.
+            done, _ = await asyncio.wait({self._task}, timeout=CLOSE_SECONDS)
+            if not done:
+                log.warning("discord: the connection did not end %s s after close", CLOSE_SECONDS)
+                self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
