@@ -236,8 +236,3 @@ class ReminderTable:
                 "SELECT MIN(claimed_at) FROM reminder_sends WHERE status = 'claimed'"
             )
         return from_ms(int(found)) if found is not None else None
-
-    async def by_id(self, reminder_id: int) -> ReminderRecord | None:
-        async with self._e.snapshot() as c:
-            row = await c.fetchrow(_SELECT + " WHERE r.id = $1 AND r.active = 1", reminder_id)
-        return _reminder(row) if row is not None else None
