@@ -17,7 +17,14 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import render
-from adapters.slack.web import Rejected, TokenSource, error_code, reason_for, with_token
+from adapters.slack.web import (
+    Rejected,
+    TokenSource,
+    error_code,
+    reason_for,
+    waiting_out_rate_limits,
+    with_token,
+)
 from bot.model import ChannelRef, Lang, UserRef
 from bot.ports import DeliveryError, Refused, Unavailable
 from bot.views import NoticeView, QuestionView, ReminderView, RevealView
@@ -192,9 +199,12 @@ class SlackPort:
     async def _with_token(
         self, where: ChannelRef, call: Callable[..., Awaitable[Any]], /, **args: Any
     ) -> Any:
-        """`call` with the channel's token; once more with a newer one if Slack rejects it."""
+        """`call` with the channel's token; once more with a newer one if Slack rejects it; a
+        rate limit waited out (web.waiting_out_rate_limits) for this workspace alone."""
         token = await self._token(where)
-        return await with_token(where.team, token, call, self._rejected, **args)
+        return await waiting_out_rate_limits(
+            where.team, with_token, where.team, token, call, self._rejected, **args
+        )
 
     async def _post(
         self,

@@ -144,8 +144,20 @@ class SlackSurface:
             await installs.check_keys()  # a wrong key stops start-up, naming the variable
             tokens = TeamTokens(installs)
         quiz = self.runtime.quiz
+        # The port's own client leaves a 429 to the port, which waits it out outside the
+        # scheduled sends' gate (bot/fanout.py); Bolt's keeps slack_sdk's handler.
+        port_client = build_client(
+            self.config.bot_token or None,
+            self.config.api_url,
+            self._session,
+            backoff=self.backoff,
+            rate_limits=False,
+        )
         self.slack_port = SlackPort(
-            client, quiz.channel_lang, tokens, rejected=None if tokens is None else tokens.rejected
+            port_client,
+            quiz.channel_lang,
+            tokens,
+            rejected=None if tokens is None else tokens.rejected,
         )
         self.runtime.add_port(self.slack_port, _rate_limited)
         # The scheduler skips rounds of platforms without a port: now that Slack has one, let it

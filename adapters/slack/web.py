@@ -1,12 +1,15 @@
 """The Web API client and what its errors mean to the person who typed the command.
 
-Rate limits (HTTP 429), server errors (HTTP 5xx) and dropped connections are retried by
-slack_sdk's retry handlers; any error left after that becomes a DeliveryError whose reason says how
-to fix it (passing ones are tried again later by the core).
+Server errors (HTTP 5xx) and dropped connections are retried by slack_sdk's retry handlers, and
+so are rate limits (HTTP 429) for the calls Bolt makes. The port's client leaves a 429 to
+`waiting_out_rate_limits`, which waits out Retry-After outside the scheduled sends' gate
+(bot/fanout.py), so a workspace held to its budget waits alone. Any error left after that becomes a
+DeliveryError whose reason says how to fix it (passing ones are tried again later by the core).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -22,10 +25,13 @@ from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.fanout import outside_the_gate
 from bot.i18n import t
 from bot.model import Lang
 
 TIMEOUT_SECONDS = 15
+RATE_LIMIT_TRIES = 4  # as slack_sdk's handler: the call and 3 more after each Retry-After
+RETRY_AFTER_DEFAULT = 1.0  # seconds, when a 429 does not say
 # Multi-workspace mode: the bot token of a workspace (team id), None when it is not installed.
 TokenSource = Callable[[str], Awaitable[str | None]]
 # Slack no longer accepts this token: another may be in the database by now (installs.TeamTokens
@@ -61,19 +67,56 @@ def build_client(
     session: aiohttp.ClientSession | None = None,
     *,
     backoff: RetryIntervalCalculator = default_interval_calculator,
+    rate_limits: bool = True,
 ) -> AsyncWebClient:
-    """One client for the app: shared connection pool, retries on 429, 5xx and connection errors."""
+    """A client on the app's connection pool: retries on 5xx and connection errors, and on 429
+    unless `rate_limits` is False (the port's: see `waiting_out_rate_limits`)."""
+    handlers = [
+        AsyncConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
+        AsyncServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
+    ]
+    if rate_limits:
+        handlers.append(
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3, interval_calculator=backoff)
+        )
     return AsyncWebClient(
         token=token,
         base_url=base_url,
         session=session,
         timeout=TIMEOUT_SECONDS,
-        retry_handlers=[
-            AsyncConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
-            AsyncRateLimitErrorRetryHandler(max_retry_count=3, interval_calculator=backoff),
-            AsyncServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
-        ],
+        retry_handlers=list(handlers),
     )
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds a 429 asks us to wait; None when `exc` is no rate limit."""
+    if not isinstance(exc, SlackApiError) or exc.response.status_code != 429:
+        return None
+    headers = exc.response.headers or {}
+    value = next((v for k, v in headers.items() if str(k).lower() == "retry-after"), None)
+    if isinstance(value, list):
+        value = value[0] if value else None
+    try:
+        return max(0.0, float(value)) if value is not None else RETRY_AFTER_DEFAULT
+    except (TypeError, ValueError):
+        return RETRY_AFTER_DEFAULT
+
+
+async def waiting_out_rate_limits(
+    team: str, call: Callable[..., Awaitable[Any]], /, *args: Any, **kwargs: Any
+) -> Any:
+    """`call(*args, **kwargs)`; after each 429 once more when its Retry-After has passed, the
+    wait spent outside the scheduled sends' gate; the last 429 is raised."""
+    for attempt in range(1, RATE_LIMIT_TRIES + 1):
+        try:
+            return await call(*args, **kwargs)
+        except SlackApiError as exc:
+            wait = retry_after(exc)
+            if wait is None or attempt == RATE_LIMIT_TRIES:
+                raise
+            log.info("workspace %s is rate limited: waiting %.0f s (Retry-After)", team, wait)
+            await outside_the_gate(asyncio.sleep(wait))
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def error_code(exc: BaseException) -> str:

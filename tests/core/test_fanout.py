@@ -17,7 +17,7 @@ from bot.app import build_core
 from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.commands import Context, dispatch, parse_text
-from bot.fanout import side_by_side
+from bot.fanout import outside_the_gate, side_by_side
 from bot.model import ChannelRef, UserRef
 from bot.storage import Store
 from bot.views import NoticeView, QuestionView
@@ -50,6 +50,44 @@ async def test_bounded_one_per_workspace_in_turns_and_a_failure_stays_its_own(
     assert most["all"] == 3 and len(order) == 40
     assert sorted(set(order[:5])) == ["w0", "w1", "w2", "w3", "w4"]  # each had a turn early
     assert "a scheduled send failed" in caplog.text and order.count("w2") == 8
+
+
+async def test_a_send_told_to_wait_gives_its_slot_to_another_workspace_and_keeps_its_turn() -> (
+    None
+):
+    """One slot: w0's first send is rate limited (waits out its Retry-After outside the gate);
+    w1's sends go meanwhile, and w0's second send still comes after its first."""
+    retry_after = asyncio.Event()
+    order: list[str] = []
+
+    def job(workspace: str, n: int) -> tuple[str, object]:
+        async def send() -> None:
+            if (workspace, n) == ("w0", 0):
+                await outside_the_gate(retry_after.wait())
+            order.append(f"{workspace}.{n}")
+
+        return workspace, send
+
+    jobs = [job("w0", 0), job("w0", 1), job("w1", 0), job("w1", 1)]
+    running = asyncio.create_task(side_by_side(jobs, in_flight=1))  # type: ignore[arg-type]
+    for _ in range(100):
+        if len(order) == 2:
+            break
+        await asyncio.sleep(0)
+    assert order == ["w1.0", "w1.1"]  # w0 waits on its own, holding no slot
+    retry_after.set()
+    await running
+    assert order == ["w1.0", "w1.1", "w0.0", "w0.1"]
+
+
+async def test_outside_a_fan_out_a_wait_is_just_a_wait() -> None:
+    done = asyncio.Event()
+
+    async def wait() -> None:
+        done.set()
+
+    await outside_the_gate(wait())
+    assert done.is_set()
 
 
 class OneHangs(RecordingPort):
