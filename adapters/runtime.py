@@ -21,6 +21,7 @@ from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import DailySchedules
 from bot.limits import Limits
+from bot.liveness import Heartbeat
 from bot.ports import ChatPort
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
@@ -57,6 +58,7 @@ class Runtime:
     tally: LiveTally
     daily: DailySchedules
     clock: Clock
+    heartbeat: Heartbeat
     metrics: Metrics = field(default_factory=Metrics)
     health: Health = field(init=False)
     # Set by a surface whose connection ended for good after it started: `serve` then stops the
@@ -105,6 +107,7 @@ class Runtime:
             tally=core.tally,
             daily=core.daily,
             clock=clock,
+            heartbeat=core.heartbeat,
             metrics=metrics,
         )
 
@@ -113,9 +116,11 @@ class Runtime:
         self.quiz.add_port(self.metrics.port(port, rate_limited))
 
     def start(self) -> None:
+        self.heartbeat.start()
         self.scheduler.start()
 
     async def close(self) -> None:
         await self.scheduler.stop()
+        await self.heartbeat.stop()
         await self.tally.stop()
         await self.store.close()

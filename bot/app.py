@@ -25,6 +25,7 @@ from bot.drills import Drills
 from bot.insights import Insights
 from bot.library import Library
 from bot.limits import Limiter, Limits
+from bot.liveness import Heartbeat
 from bot.quiz import Quiz
 from bot.reminders import Reminders
 from bot.reports import Reports
@@ -47,6 +48,7 @@ class Core:
     scheduler: Scheduler  # drives the quiz's (and the daily schedules') due work once started
     daily: DailySchedules | None
     tally: LiveTally | None
+    heartbeat: Heartbeat  # this replica's "still here" for the others' take-overs, once started
 
 
 def build_core(
@@ -115,7 +117,7 @@ def build_core(
     tally = None
     if live_counts is not None:
         tally = LiveTally(store, clock, rounds, delivery, interval=live_counts)
-    return Core(quiz, scheduler, schedules, tally)
+    return Core(quiz, scheduler, schedules, tally, Heartbeat(store, clock, holder))
 
 
 class QuizOptions(TypedDict, total=False):

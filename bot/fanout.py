@@ -46,7 +46,7 @@ async def side_by_side(jobs: Iterable[tuple[str, Job]], in_flight: int = IN_FLIG
     await asyncio.gather(*(turns(queue) for queue in queues.values()))
 
 
-async def outside_the_gate(wait: Awaitable[None]) -> None:
+async def outside_the_gate(wait: Awaitable[object]) -> None:
     """Await `wait` (a platform's "try again in N s") without holding a slot of the send's
     side_by_side run, taking one again after; outside such a run, simply await it."""
     gate = _held.get()

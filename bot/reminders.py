@@ -24,6 +24,7 @@ from bot.delivery import Delivery
 from bot.fanout import Job, side_by_side
 from bot.i18n import t
 from bot.limits import Limiter
+from bot.liveness import silent_since, wake_for
 from bot.model import Lang, TeamRef, UserRef
 from bot.reviewing import Reviews
 from bot.storage import Store
@@ -58,6 +59,7 @@ class Reminders:
         self._limiter = limiter
         self._grace = grace
         self._own = f"{holder}/" if holder else ""
+        self._holder = holder
         self._started = clock.now()
 
     # -- the command ------------------------------------------------------------------------------
@@ -117,8 +119,13 @@ class Reminders:
         oldest = await self._store.reminders.oldest_claim()
         if oldest is not None:
             candidates.append(oldest + LEASE)
-            if await self._stale():  # this replica's own, from before it restarted
-                candidates.append(self._clock.now())
+            served = {r.id for r in reminders}
+            if any(c.reminder_id in served for c in await self._stale()):
+                candidates.append(self._clock.now())  # e.g. this replica's own, from before
+            beat = await self._store.reminders.holders_last_beat(self._holder)
+            silent = wake_for(beat, self._clock.now())
+            if silent is not None:  # another replica holds claims: take them if it goes silent
+                candidates.append(silent)
         return min(candidates, default=None)
 
     async def process_due(self, only: UserRef | None = None) -> None:
@@ -142,9 +149,12 @@ class Reminders:
         await side_by_side(jobs)  # each team in turn, a few at once (bot/fanout.py)
 
     async def _stale(self) -> list[ReminderClaim]:
-        """Claims whose holder died: any after the lease, this replica's own at once."""
-        before = self._clock.now() - LEASE
-        return await self._store.reminders.stale_claims(before, self._own, self._started)
+        """Claims whose holder died: any after the lease or once its holder went silent
+        (bot/liveness.py), this replica's own from before it restarted at once."""
+        now = self._clock.now()
+        return await self._store.reminders.stale_claims(
+            now - LEASE, self._own, self._started, silent_since(now)
+        )
 
     def _since(self) -> date:
         """The oldest local date a pass looks at: yesterday anywhere on Earth."""

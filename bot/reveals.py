@@ -15,6 +15,7 @@ from bot import presenter
 from bot.clock import Clock
 from bot.delivery import Delivery
 from bot.library import Library
+from bot.liveness import silent_since
 from bot.rounds import CLAIM_LEASE, Rounds
 from bot.storage import RoundRecord, Store
 from bot.views import RevealView
@@ -52,7 +53,8 @@ class Reveals:
         if not self.delivery.serves(row.platform):
             return view  # another process, which serves this platform, will reveal it
         store = self.store.rounds
-        if not await store.claim(round_id, self.holder, self.clock.now(), CLAIM_LEASE):
+        now = self.clock.now()
+        if not await store.claim(round_id, self.holder, now, CLAIM_LEASE, silent_since(now)):
             return view  # another replica is revealing it right now
         try:
             async with self.rounds.message_lock(round_id):

@@ -20,6 +20,7 @@ from bot.delivery import Delivery, Posted
 from bot.i18n import t
 from bot.library import Library
 from bot.limits import Limiter, Limits, Refusal
+from bot.liveness import silent_since
 from bot.model import ChannelRef, Lang, Question, UserRef
 from bot.periods import to_ms
 from bot.ports import Refused, Unavailable
@@ -224,7 +225,9 @@ class Rounds:
             current = await self.store.rounds.get(row.id)
             if current is None or current.posted_at is not None or current.closed_at is not None:
                 return view, result  # posted meanwhile (a retry that raced this one), or closed
-            if not await self.store.rounds.claim(row.id, self.holder, self.now(), CLAIM_LEASE):
+            if not await self.store.rounds.claim(
+                row.id, self.holder, self.now(), CLAIM_LEASE, silent_since(self.now())
+            ):
                 return view, result  # another replica is posting it right now
             try:
                 # Claimed before: that try may have reached the platform without our hearing.

@@ -2,8 +2,9 @@
 
 Exactly once: a posting is claimed in the database (unique per schedule and local date) in the same
 transaction that opens its round, before anything is sent, and marked posted after. A claim that a
-crashed process left unfinished is taken over (compare-and-swap on its token) once its lease runs
-out, and re-sent with its round's dedupe key, which Discord uses as a nonce to drop a repeat.
+crashed process left unfinished is taken over (compare-and-swap on its token) once its holder has
+gone silent (bot/liveness.py) or its lease runs out, and re-sent with its round's dedupe key,
+which Discord uses as a nonce to drop a repeat.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bot.delivery import Delivery
 from bot.fanout import Job, side_by_side
 from bot.i18n import t
 from bot.limits import Limiter
+from bot.liveness import silent_since, wake_for
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.rounds import Rounds
 from bot.storage import PostingStatus, ScheduleRecord, StaleClaim, Store
@@ -178,14 +180,23 @@ class DailySchedules:
                 candidates.append(when)
         if oldest is not None:
             candidates.append(oldest + LEASE)
-            if await self._stale():  # this replica's own, from before it restarted
-                candidates.append(self.clock.now())
+            served = {s.id for s in schedules}
+            if any(c.schedule_id in served for c in await self._stale()):
+                candidates.append(self.clock.now())  # e.g. this replica's own, from before
+            silent = wake_for(
+                await self.store.daily.holders_last_beat(self.holder), self.clock.now()
+            )
+            if silent is not None:  # another replica holds claims: take them if it goes silent
+                candidates.append(silent)
         return min(candidates) if candidates else None
 
     async def _stale(self) -> list[StaleClaim]:
-        """Claims whose holder died: any after the lease, this replica's own at once."""
-        before = self.clock.now() - LEASE
-        return await self.store.daily.stale_claims(before, self._own, self._started)
+        """Claims whose holder died: any after the lease or once its holder went silent
+        (bot/liveness.py), this replica's own from before it restarted at once."""
+        now = self.clock.now()
+        return await self.store.daily.stale_claims(
+            now - LEASE, self._own, self._started, silent_since(now)
+        )
 
     async def _served_schedules(self) -> list[ScheduleRecord]:
         return [

@@ -14,6 +14,7 @@ from bot.storage.records import (
     StaleClaim,
     posting_status,
 )
+from bot.storage.replicas import SILENT_HOLDER, last_beat_of_holders
 
 SCHEDULE_SELECT = """
     SELECT s.id, s.channel_id, t.platform, t.team, c.channel, c.lang, s.local_time, s.tz, s.days,
@@ -205,20 +206,27 @@ class DailyTable:
             )  # fmt: skip
 
     async def stale_claims(
-        self, before: datetime, own: str = "", started: datetime | None = None
+        self,
+        before: datetime,
+        own: str = "",
+        started: datetime | None = None,
+        silent_since: datetime | None = None,
     ) -> list[StaleClaim]:
-        """Claims left unfinished since before `before` (their holder died), and those whose
-        token starts with `own` made before `started`: this replica's before it restarted."""
+        """Claims left unfinished since before `before` (their holder died), those whose token
+        starts with `own` made before `started` (this replica's before it restarted), and those
+        whose holder has not been seen since `silent_since` (bot/liveness.py)."""
         async with self._e.snapshot() as c:
             rows = await c.fetch(
-                """SELECT p.schedule_id, p.local_date, p.claim_token FROM daily_posts p
+                f"""SELECT p.schedule_id, p.local_date, p.claim_token FROM daily_posts p
                    JOIN schedules s ON s.id = p.schedule_id
                    WHERE p.status = 'claimed' AND (p.claimed_at <= $1
                        OR ($2 != '' AND substr(p.claim_token, 1, length($2)) = $2
-                           AND p.claimed_at < $3))""",
+                           AND p.claimed_at < $3)
+                       OR {SILENT_HOLDER.format(bound="$4")})""",
                 to_ms(before),
                 own,
                 to_ms(started or before),
+                to_ms(silent_since) if silent_since is not None else -1,
             )
         return [
             StaleClaim(
@@ -235,6 +243,11 @@ class DailyTable:
                 "SELECT MIN(claimed_at) FROM daily_posts WHERE status = 'claimed'"
             )
         return from_ms(int(found)) if found is not None else None
+
+    async def holders_last_beat(self, own: str) -> datetime | None:
+        """The earliest last beat of another replica holding a claim (bot/liveness.py)."""
+        async with self._e.snapshot() as c:
+            return await last_beat_of_holders(c, "daily_posts", own)
 
     async def history(self, channel_id: int, limit: int = 60) -> list[dict[str, str]]:
         """Who answered right in each of the channel's latest closed daily rounds, newest first

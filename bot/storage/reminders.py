@@ -15,6 +15,7 @@ from bot.daily.spec import days_from_code
 from bot.model import Lang, TeamRef, UserRef
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Engine, Record
+from bot.storage.replicas import SILENT_HOLDER, last_beat_of_holders
 from bot.storage.teams import team_id
 
 SendStatus = Literal["claimed", "sent", "empty", "skipped", "failed"]
@@ -205,19 +206,26 @@ class ReminderTable:
             )  # fmt: skip
 
     async def stale_claims(
-        self, before: datetime, own: str = "", started: datetime | None = None
+        self,
+        before: datetime,
+        own: str = "",
+        started: datetime | None = None,
+        silent_since: datetime | None = None,
     ) -> list[ReminderClaim]:
-        """Claims left unfinished since before `before` (their holder died), and those whose
-        token starts with `own` made before `started`: this replica's before it restarted."""
+        """Claims left unfinished since before `before` (their holder died), those whose token
+        starts with `own` made before `started` (this replica's before it restarted), and those
+        whose holder has not been seen since `silent_since` (bot/liveness.py)."""
         async with self._e.snapshot() as c:
             rows = await c.fetch(
-                """SELECT reminder_id, local_date, claim_token, claimed_at, cards
-                   FROM reminder_sends WHERE status = 'claimed' AND (claimed_at <= $1
+                f"""SELECT reminder_id, local_date, claim_token, claimed_at, cards
+                   FROM reminder_sends p WHERE status = 'claimed' AND (claimed_at <= $1
                        OR ($2 != '' AND substr(claim_token, 1, length($2)) = $2
-                           AND claimed_at < $3))""",
+                           AND claimed_at < $3)
+                       OR {SILENT_HOLDER.format(bound="$4")})""",
                 to_ms(before),
                 own,
                 to_ms(started or before),
+                to_ms(silent_since) if silent_since is not None else -1,
             )
         return [
             ReminderClaim(
@@ -236,3 +244,8 @@ class ReminderTable:
                 "SELECT MIN(claimed_at) FROM reminder_sends WHERE status = 'claimed'"
             )
         return from_ms(int(found)) if found is not None else None
+
+    async def holders_last_beat(self, own: str) -> datetime | None:
+        """The earliest last beat of another replica holding a claim (bot/liveness.py)."""
+        async with self._e.snapshot() as c:
+            return await last_beat_of_holders(c, "reminder_sends", own)

@@ -204,15 +204,26 @@ class RoundTable:
                 to_ms(at), round_id,
             )  # fmt: skip
 
-    async def claim(self, round_id: int, holder: str, now: datetime, lease: timedelta) -> bool:
-        """Take the round's claim (to post or reveal it) unless another holder's is still valid;
-        compare-and-swap, so of replicas trying at once exactly one gets it."""
+    async def claim(
+        self,
+        round_id: int,
+        holder: str,
+        now: datetime,
+        lease: timedelta,
+        silent_since: datetime | None = None,
+    ) -> bool:
+        """Take the round's claim (to post or reveal it) unless another holder's is still valid:
+        its lease has not run out and it was seen since `silent_since` (bot/liveness.py).
+        Compare-and-swap, so of replicas trying at once exactly one gets it."""
         async with self._e.transaction() as tx:
             changed = await tx.execute(
                 """UPDATE rounds SET claimed_by = $1, claimed_until = $2
                    WHERE id = $3 AND (claimed_until IS NULL OR claimed_until <= $4
-                                      OR claimed_by = $1)""",
+                                      OR claimed_by = $1
+                                      OR claimed_by IN (SELECT holder FROM replicas
+                                                        WHERE seen_at <= $5))""",
                 holder, to_ms(now + lease), round_id, to_ms(now),
+                to_ms(silent_since) if silent_since is not None else -1,
             )  # fmt: skip
         return changed == 1
 

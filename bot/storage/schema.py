@@ -480,6 +480,17 @@ def _typed_answers(s: Spelling) -> Sequence[str]:
     return ("ALTER TABLE answers ADD COLUMN typed TEXT",)
 
 
+# Each serving replica's "still here" (bot/liveness.py): another replica takes over the claims of
+# one silent for a few beats at once, not after the claims' leases.
+def _replicas(s: Spelling) -> Sequence[str]:
+    return (
+        """CREATE TABLE replicas (
+        holder TEXT PRIMARY KEY,
+        seen_at BIGINT NOT NULL
+    )""",
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "teams, channels, players, runs, rounds, answers", _v1),
     Step(2, "daily schedules and their postings", _v2),
@@ -527,6 +538,8 @@ STEPS: tuple[Step, ...] = (
     Step(18, "questions players reported", _reports),
     Step(19, "review reminders and each day's send", _reminders),
     Step(20, "what a person typed for an answer", _typed_answers),
+    # Who is alive now, not the quiz's history: a copy's replicas beat for themselves.
+    Step(21, "when each replica was last seen", _replicas, not_copied=("replicas",)),
 )
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)

@@ -23,6 +23,7 @@ from bot.storage.packs import PackTable
 from bot.storage.progress import Progress, silent
 from bot.storage.receipts import ReceiptTable
 from bot.storage.reminders import ReminderTable
+from bot.storage.replicas import ReplicaTable
 from bot.storage.reports import ReportTable
 from bot.storage.results import ResultTable
 from bot.storage.rounds import RoundTable
@@ -63,6 +64,7 @@ class Store:
         self.results = ResultTable(engine)
         self.reports = ReportTable(engine)
         self.reminders = ReminderTable(engine)
+        self.replicas = ReplicaTable(engine)
 
     @classmethod
     async def open(

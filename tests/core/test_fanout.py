@@ -52,9 +52,7 @@ async def test_bounded_one_per_workspace_in_turns_and_a_failure_stays_its_own(
     assert "a scheduled send failed" in caplog.text and order.count("w2") == 8
 
 
-async def test_a_send_told_to_wait_gives_its_slot_to_another_workspace_and_keeps_its_turn() -> (
-    None
-):
+async def test_a_send_told_to_wait_gives_its_slot_away_and_keeps_its_turn() -> None:
     """One slot: w0's first send is rate limited (waits out its Retry-After outside the gate);
     w1's sends go meanwhile, and w0's second send still comes after its first."""
     retry_after = asyncio.Event()

@@ -19,7 +19,10 @@ LAYERS: dict[int, tuple[str, ...]] = {
         "bot.charts", "bot.limits", "bot.fanout",
         "bot.typed"),
     1: ("bot.storage", "bot.ports"),
-    2: ("bot.presenter", "bot.delivery", "bot.review", "bot.analysis", "bot.library"),
+    2: (
+        "bot.presenter", "bot.delivery", "bot.review", "bot.analysis", "bot.library",
+        "bot.liveness",
+    ),
     3: ("bot.rounds", "bot.reviewing", "bot.teampacks", "bot.results"),
     4: ("bot.runs", "bot.reveals", "bot.daily.service", "bot.tally", "bot.scheduler",
         "bot.controls.service", "bot.insights", "bot.drills", "bot.reports", "bot.reminders",
