@@ -240,3 +240,30 @@ async def test_a_restarted_replica_takes_its_own_claim_back_at_once(
     await clock.advance(300)
     await other.reminders.process_due()
     assert other_port.directs == []
+
+
+async def test_a_silent_replicas_claim_is_taken_over_15_s_after_its_last_beat(
+    db: Store, bank: Bank, clock: FakeClock
+) -> None:
+    """bot/liveness.py: the holder beat at the claim and then died; another replica sends the
+    reminder once it has been silent 15 s, not after the 2-minute lease."""
+    quiz = build_core(db, bank, clock, random.Random(1), holder="replica-b").quiz
+    port = RecordingPort()
+    quiz.add_port(port)
+    me = player(1)
+    await miss_one(quiz, bank, me)
+    await say(quiz, me, "remind 10:00 UTC every day")
+    await clock.advance(to=datetime(2026, 1, 6, 10, 0, tzinfo=UTC))
+    reminder = await db.reminders.of(me)
+    assert reminder is not None
+    await db.replicas.beat("replica-a", clock.now())
+    assert await db.reminders.claim(
+        reminder.id, date(2026, 1, 6), "replica-a/1", clock.now(), "claimed"
+    )
+    await clock.advance(10)
+    await quiz.reminders.process_due()
+    assert port.directs == []  # silent for 10 s: it may still be sending
+    assert await quiz.reminders.next_due() == clock.now() + timedelta(seconds=5)
+    await clock.advance(5)
+    await quiz.reminders.process_due()
+    assert len(port.directs) == 1
