@@ -313,17 +313,21 @@ class FakeDiscord:
         queue = self.faults.get(route)
         if not queue or queue[0] in ("cut", "hold"):
             return None
-        status = int(queue.pop(0))
-        if status == 429:  # as Discord limits a route (API limits come "Via" its proxy, not a ban)
+        fault = str(queue.pop(0))  # a status, or "429:<seconds>" for a longer Retry-After
+        status, _, wait = fault.partition(":")
+        if int(status) == 429:  # as Discord limits a route (API limits come "Via" its proxy)
+            retry_after = float(wait or 0.05)
             limited = self._json(
-                {"message": "You are being rate limited.", "retry_after": 0.05, "global": False},
+                {"message": "You are being rate limited.", "retry_after": retry_after,
+                 "global": False},
                 429,
-            )
+            )  # fmt: skip
             limited.headers.update(
-                {"Retry-After": "0.05", "X-RateLimit-Scope": "user", "Via": "1.1 google"}
-            )
+                {"Retry-After": f"{retry_after:g}", "X-RateLimit-Scope": "user",
+                 "Via": "1.1 google"}
+            )  # fmt: skip
             return limited
-        return self._json({"code": 0, "message": "Discord is having trouble"}, status)
+        return self._json({"code": 0, "message": "Discord is having trouble"}, int(status))
 
     async def _cut(self, route: str, request: web.Request, response: web.Response) -> web.Response:
         queue = self.faults.get(route)

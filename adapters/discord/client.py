@@ -62,6 +62,9 @@ class Tree(app_commands.CommandTree["ZeroQuizClient"]):
         log.error("app command error: %s", error, exc_info=error)
 
 
+RATE_LIMIT_WAIT_MOST = 30.0  # seconds
+
+
 class ZeroQuizClient(discord.AutoShardedClient):
     """Runs the shards of `shards` (all that Discord recommends when the plan names none).
 
@@ -88,6 +91,11 @@ class ZeroQuizClient(discord.AutoShardedClient):
             allowed_mentions=discord.AllowedMentions.none(),
             chunk_guilds_at_startup=False,
             connector=connector,
+            # A route's rate limit longer than this raises discord.RateLimited instead of
+            # sleeping inside the call: the send is then "passing" and tried again later, so a
+            # held channel or server does not keep a slot of the scheduled sends (bot/fanout.py)
+            # meanwhile. 30 s is the least discord.py allows.
+            max_ratelimit_timeout=RATE_LIMIT_WAIT_MOST,
             **options,
         )
         self.handler = handler

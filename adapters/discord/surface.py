@@ -142,7 +142,11 @@ class DiscordSurface:
 
 
 def _rate_limited(exc: BaseException) -> bool:
-    return any(isinstance(e, discord.HTTPException) and e.status == 429 for e in cause_chain(exc))
+    return any(
+        isinstance(e, discord.RateLimited)
+        or (isinstance(e, discord.HTTPException) and e.status == 429)
+        for e in cause_chain(exc)
+    )
 
 
 def surface_from_env(env: Mapping[str, str], runtime: Runtime) -> DiscordSurface | None:

@@ -135,3 +135,18 @@ async def test_a_server_error_on_a_verdict_is_retried_within_the_three_seconds(
     assert "answer is" in text_of(verdict)
     assert len(fake_discord.responses[token]) == 1
     assert await answers(bot) == 1
+
+
+async def test_a_long_rate_limit_is_not_slept_out_inside_the_call(
+    bots: BotFactory, fake_discord: FakeDiscord
+) -> None:
+    """A route held for 45 s (over discord.py's max_ratelimit_timeout, 30 s): the call ends at
+    once as passing instead of holding its sender (and a slot of the scheduled sends) for 45 s;
+    the person is told, and the question is posted by a later pass, once."""
+    bot = await bots.start()
+    fake_discord.faults["post"] = ["429:45"]
+    reply = await fake_discord.reply_to(await fake_discord.slash("question"), timeout=10)
+    assert "isn't answering right now" in text_of(reply)
+    assert fake_discord.posted == []
+    row = await latest_round(bot)
+    assert row.posted_at is None and row.closed_at is None
