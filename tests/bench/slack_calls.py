@@ -6,8 +6,8 @@ installed through the OAuth flow. Steps, each counted on its own once its privat
 the first `/zeroquiz question` in the workspace, a second command (`/zeroquiz stats`) by the same
 person, the same command by another person, answer clicks on the question (by a person named
 already, by a new one), an admin command (`window`) by a new person and again, and the first
-person's command again LATER seconds on (the runtime clock moved). Chat posts and replies are
-the work itself; auth.test and users.info are the overhead this measures.
+person's command again once the name cache's time has passed (the runtime clock moved on).
+Chat posts and replies are the work itself; auth.test and users.info are the overhead measured.
 
 Run: .venv/bin/python tests/bench/slack_calls.py
 """
@@ -37,10 +37,11 @@ from fake_slack import (  # noqa: E402
     slash_payload,
 )
 
+from adapters.slack.users import NAME_TTL_SECONDS  # noqa: E402
 from bot.bank import load_bank  # noqa: E402
 from bot.clock import FakeClock  # noqa: E402
 
-LATER = 11 * 60  # seconds between the last step and the "after the name cache's time" one
+LATER = NAME_TTL_SECONDS + 60  # seconds on, for the last step: every cache has expired
 SETTLE = 0.3  # seconds after a reply for background lookups (names) to reach the fake
 
 
@@ -66,7 +67,7 @@ async def steps(h: SlackHarness, clock: FakeClock) -> list[tuple[str, Counter[st
         ("answer click, new person", lambda: click(h, "U3")),
         ("admin command, new person", lambda: command(h, "window", "UADMIN")),
         ("admin command again", lambda: command(h, "window", "UADMIN")),
-        ("same person, 11 min later", lambda: command(h, "stats", "U1")),
+        (f"same person, {LATER // 60:.0f} min later", lambda: command(h, "stats", "U1")),
     ]
     rows = []
     for name, run in plan:
