@@ -187,17 +187,18 @@ class SlackHandlers:
             return
         async with apologise_on_error(f"/zeroquiz in channel {channel.channel}", apologise):
             if accepted.rest is not None:  # the rest may show the person's name: learn it now
-                user_id = command.user
                 parsed = parse_text(command.text)
-                spec = BY_NAME.get(parsed.name)
-                if spec is not None and spec.admin:  # its fresh users.info brings the name too
-                    await ctx.is_admin()
-                name = await self.users.display_name(user_id, command.user_name, team=command.team)
-                ctx.user = UserRef(PLATFORM, command.team, user_id, name)
                 form = self.packs.wants_form((parsed.name, *parsed.args))
                 if form is not None and command.trigger_id:  # a modal: `pack add`, `pack question`
                     await self.packs.open(command, form, await self._lang(channel))
                     return
+                spec = BY_NAME.get(parsed.name)
+                if spec is not None and spec.admin:  # its fresh users.info brings the name too
+                    await ctx.is_admin()
+                name = await self.users.display_name(
+                    command.user, command.user_name, team=command.team
+                )
+                ctx.user = UserRef(PLATFORM, command.team, command.user, name)
             reply = await accepted.finish()
             if isinstance(reply, NoticeView) and reply.file is not None:
                 await self.export.send(url, command.team, command.channel, command.user, reply)

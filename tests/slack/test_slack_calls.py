@@ -117,6 +117,13 @@ async def test_an_admin_command_looks_the_person_up_once(
         start = len(fake.calls)
         await ask(oauth, A, "window 45m", "UA9")
         assert calls_since(fake, start) == {"users.info": 1}
+    fake.add_user("UA8", "Hedy Alpha", admin=True)
+    start = len(fake.calls)
+    key = fake.new_key()  # `pack add` opens a form (no reply): its admin check is the lookup
+    payload = slash_payload("pack add", "UA8", fake.response_url(key), CHANNELS[A])
+    assert await oauth.post(urlencode(payload | {"team_id": A})) == 200
+    await fake.wait_until(lambda: bool(fake.modals), "the pack form")
+    assert calls_since(fake, start) == {"users.info": 1, "views.open": 1}
 
 
 async def test_an_uninstall_or_a_new_token_takes_effect_on_the_next_command(
