@@ -72,7 +72,7 @@ from adapters.slack.shapes import COMMAND as COMMAND  # where tests and tools lo
 from adapters.slack.typed import TYPED_VIEW, SlackTyped
 from adapters.slack.users import QUIET, SlackUsers
 from adapters.slack.web import error_code, with_token
-from bot.commands import Accepted, Context, accept, parse_text
+from bot.commands import BY_NAME, Accepted, Context, accept, parse_text
 from bot.i18n import t
 from bot.model import ChannelRef, Lang, TeamRef, UserRef
 from bot.quiz import Quiz
@@ -158,7 +158,7 @@ class SlackHandlers:
         ctx = Context(
             channel=ChannelRef(PLATFORM, team, parsed.channel),
             user=UserRef(PLATFORM, team, user_id, name),
-            is_admin=lambda: self.users.is_admin(user_id, team=team),
+            is_admin=_once(lambda: self.users.is_admin(user_id, team=team)),
         )
         try:
             accepted: Accepted | None = await accept(
@@ -187,14 +187,18 @@ class SlackHandlers:
             return
         async with apologise_on_error(f"/zeroquiz in channel {channel.channel}", apologise):
             if accepted.rest is not None:  # the rest may show the person's name: learn it now
-                user_id = command.user
-                name = await self.users.display_name(user_id, command.user_name, team=command.team)
-                ctx.user = UserRef(PLATFORM, command.team, user_id, name)
                 parsed = parse_text(command.text)
                 form = self.packs.wants_form((parsed.name, *parsed.args))
                 if form is not None and command.trigger_id:  # a modal: `pack add`, `pack question`
                     await self.packs.open(command, form, await self._lang(channel))
                     return
+                spec = BY_NAME.get(parsed.name)
+                if spec is not None and spec.admin:  # its fresh users.info brings the name too
+                    await ctx.is_admin()
+                name = await self.users.display_name(
+                    command.user, command.user_name, team=command.team
+                )
+                ctx.user = UserRef(PLATFORM, command.team, command.user, name)
             reply = await accepted.finish()
             if isinstance(reply, NoticeView) and reply.file is not None:
                 await self.export.send(url, command.team, command.channel, command.user, reply)
@@ -417,6 +421,18 @@ class SlackHandlers:
             return await self.quiz.channel_lang(channel)
         except Exception:
             return "en"
+
+
+def _once(check: Callable[[], Awaitable[bool]]) -> Callable[[], Awaitable[bool]]:
+    """A command's admin check, asked of Slack once however often the command consults it."""
+    answer: list[bool] = []
+
+    async def once() -> bool:
+        if not answer:
+            answer.append(await check())
+        return answer[0]
+
+    return once
 
 
 async def _nothing() -> None:

@@ -84,13 +84,15 @@ class StoreInstallations(AsyncInstallationStore):
         self._sealer = sealer
         self._now = now
         self._log = log
-        self.changed: list[Callable[[str], None]] = []  # told of each workspace (re)installed
+        # Told of each workspace (re)installed or removed, or whose token Slack rejected.
+        self.changed: list[Callable[[str], None]] = []
 
     @property
     def logger(self) -> logging.Logger:
         return self._log
 
-    def _changed(self, team: str) -> None:
+    def tell(self, team: str) -> None:
+        """The workspace's token changed, went, or was rejected: every cache of it forgets it."""
         for listener in self.changed:
             listener(team)
 
@@ -114,7 +116,7 @@ class StoreInstallations(AsyncInstallationStore):
             ),
             self._now(),
         )
-        self._changed(installation.team_id)
+        self.tell(installation.team_id)
         log.info("slack: workspace %s installed ZeroQuiz", installation.team_id)
 
     async def async_save_bot(self, bot: Bot) -> None:
@@ -220,13 +222,13 @@ class StoreInstallations(AsyncInstallationStore):
             if row is not None:  # installed (again) after the event was sent
                 log.info("slack: a removal event of %s older than its installation: ignored", team)
                 return False
-        self._changed(team)
+        self.tell(team)
         return True
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         if team_id:
             await self._rows.delete(enterprise_id, team_id)
-            self._changed(team_id)
+            self.tell(team_id)
 
     async def async_delete_installation(
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
@@ -365,9 +367,9 @@ class TeamTokens:
     async def rejected(self, team: str, token: str) -> str | None:
         """Slack refused `token` (invalid_auth, token_revoked, account_inactive): forget it and
         read the workspace's token from the database again, where another replica may have
-        stored a re-installation's. The new token, or None if there is no other."""
-        if self._tokens.get(team) == token:
-            self._tokens.pop(team, None)
+        stored a re-installation's. The new token, or None if there is no other. Bolt's cached
+        authorisation of the workspace goes too (authorize.py): its next request is checked."""
+        self._store.tell(team)
         fresh = await self(team)
         return fresh if fresh is not None and fresh != token else None
 

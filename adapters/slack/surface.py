@@ -174,7 +174,6 @@ class SlackSurface:
             # before Bolt gets it, and hands Bolt the body as JSON, not the text Slack signed.
             request_verification_enabled=False,
             oauth_settings=self._oauth_settings(oauth, installs, client),
-            installation_store=installs,
             installation_store_bot_only=True if installs is not None else None,
         )
         self.app.middleware(inbound.ShapeCheck())
@@ -183,6 +182,7 @@ class SlackSurface:
             self.config.admins,
             tokens=tokens,
             rejected=None if tokens is None else tokens.rejected,
+            now=lambda: self.runtime.clock.now().timestamp(),  # names expire by the runtime's time
         )
         assert self._session is not None
         self._replies = Replies(self._session, self.runtime.clock)
@@ -229,6 +229,7 @@ class SlackSurface:
         (async stores: nothing blocks the loop)."""
         if oauth is None or installs is None:
             return None
+        from adapters.slack.authorize import CachedAuthorize
         from adapters.slack.installs import EncodedAuthorizeUrl, StoreStates, install_callbacks
 
         # Signed states: opening /slack/install writes nothing (installs.py).
@@ -246,6 +247,9 @@ class SlackSurface:
             redirect_uri_path=REDIRECT_PATH,
             callback_options=install_callbacks(client, oauth.client_id, oauth.client_secret),
         )
+        # Bolt's authorisation with its cache on: auth.test once per token, not per request
+        # (authorize.py says what keeps it from outliving a token).
+        settings.authorize = CachedAuthorize(installs, client, self.runtime.clock.now, bolt_log)
         made = settings.authorize_url_generator  # Bolt's own, pasting `team=` unencoded
         settings.authorize_url_generator = EncodedAuthorizeUrl(
             client_id=made.client_id,

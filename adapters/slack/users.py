@@ -1,11 +1,14 @@
 """Who is clicking: display names for leaderboards, and admin rights for admin commands.
 
 Names come from users.info and are cached in memory (leaderboards show names, never mentions,
-so nobody is pinged). A click never waits for users.info: it is recorded with the name known
-now (or the handle), and the name is fetched afterwards by a few background workers, so a burst
-of new people costs a bounded number of concurrent lookups. Admin rights are looked up fresh for
-every admin action, so a demoted admin loses them at once. Everything is keyed by (workspace,
-user): in an Enterprise Grid one user id is a member of several workspaces, admin in some only.
+so nobody is pinged): at most NAME_CACHE, the least recently used dropped first, each used for
+NAME_TTL_SECONDS by the runtime clock and then refreshed in the background while still shown, so
+a person's commands and clicks cost no users.info after their first. A click never waits for
+users.info: it is recorded with the name known now (or the handle), and the name is fetched
+afterwards by a few background workers, so a burst of new people costs a bounded number of
+concurrent lookups. Admin rights are looked up fresh for every admin action (once per command),
+so a demoted admin loses them at once. Everything is keyed by (workspace, user): in an
+Enterprise Grid one user id is a member of several workspaces, admin in some only.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ class SlackUsers:
         self._sink: NameSink | None = None
         self._quiet: Callable[[], Awaitable[None]] | None = None
         self._tokens = float(NAME_BURST)
-        self._filled = now()
+        self._filled = time.monotonic()
 
     def store_names(self, sink: NameSink, quiet: Callable[[], Awaitable[None]]) -> None:
         """Where learnt names go, and how to wait until clicks leave room for lookups: a burst
@@ -73,9 +76,11 @@ class SlackUsers:
 
     def known_name(self, user_id: str, *, team: str = "") -> str | None:
         """The cached name, without waiting; an expired one is refreshed in the background."""
-        cached = self._names.get((team, user_id))
+        who = (team, user_id)
+        cached = self._names.get(who)
         if cached is None:
             return None
+        self._names.move_to_end(who)  # recently used: the last to be dropped
         if self._now() - cached[1] >= self.ttl:
             self._lookup(user_id, team)
         return cached[0]
@@ -117,11 +122,11 @@ class SlackUsers:
 
     async def _paced(self) -> None:
         """A token bucket: NAME_BURST lookups at once, then NAME_RATE a second."""
-        now = self._now()
+        now = time.monotonic()  # real time, whatever clock names expire by: it paces real calls
         self._tokens = min(float(NAME_BURST), self._tokens + (now - self._filled) * NAME_RATE)
         self._filled = now
         self._tokens -= 1
-        if self._tokens < 0:  # wait for this lookup's token (real time: it paces real calls)
+        if self._tokens < 0:  # wait for this lookup's token
             await asyncio.sleep(-self._tokens / NAME_RATE)
 
     async def close(self) -> None:
@@ -136,11 +141,9 @@ class SlackUsers:
         Only a person's first click waits for users.info: an expired name is still used while a
         fresh one is fetched in the background, so the click path stays fast.
         """
-        cached = self._names.get((team, user_id))
+        cached = self.known_name(user_id, team=team)
         if cached is not None:
-            if self._now() - cached[1] >= self.ttl:
-                self._lookup(user_id, team)
-            return cached[0]
+            return cached
         info = await self._info(user_id, team)
         return _name(info) if info else fallback
 
