@@ -2,7 +2,8 @@
 
 `zeroquiz play`, `zeroquiz serve` (adapters/runtime.py), the tests and the benches all build the
 core here, so the layering is decided once: delivery and storage at the bottom, rounds on them,
-runs, reveals, daily schedules and live counts on rounds, and Quiz on top. Each service gets the
+runs, reveals, daily schedules and live counts on rounds, and Quiz on top: the record of the
+services the surfaces call, with the few actions that coordinate several. Each service gets the
 collaborators it uses through its constructor and nothing is set on it afterwards; the only
 thing added later is a platform's port, as its surface connects (`Quiz.add_port`).
 """
@@ -38,6 +39,7 @@ from bot.scheduler import Scheduler
 from bot.storage import CardRule, Store
 from bot.tally import LiveTally
 from bot.teampacks import TeamPacks
+from bot.typed_answers import TypedAnswers
 
 
 @dataclass(frozen=True)
@@ -103,17 +105,18 @@ def build_core(
     reviews = Reviews(store, library, clock)
     reminders = Reminders(store, clock, delivery, reviews, limiter, grace=grace, holder=holder)
     quiz = Quiz(
-        store, bank, clock, delivery, rounds, runs, reveals, reviews,
-        Controls(store, clock, default_window=default_window), TeamPacks(store, library, clock),
-        library=library, daily=schedules, insights=Insights(store, bank, clock),
-        results=Results(store, library, clock), drills=Drills(store, library, clock),
-        reports=Reports(store, library, clock), reminders=reminders,
-        limiter=limiter,
+        store=store, bank=bank, clock=clock, delivery=delivery, library=library, rounds=rounds,
+        runs=runs, reveals=reveals, reviews=reviews, drills=Drills(store, library, clock),
+        typed=TypedAnswers(rounds, library), packs=TeamPacks(store, library, clock),
+        controls=Controls(store, clock, default_window=default_window),
+        insights=Insights(store, bank, clock), results=Results(store, library, clock),
+        reports=Reports(store, library, clock), reminders=reminders, limiter=limiter,
+        daily=schedules,
     )  # fmt: skip
     # Daily questions and review reminders are sent where chat platforms are served.
     sources = (quiz, schedules, reminders) if schedules is not None else (quiz,)
     scheduler = Scheduler(clock, *sources, on_lag=on_lag)
-    quiz.on_change(scheduler.wake)
+    rounds.on_change(scheduler.wake)
     tally = None
     if live_counts is not None:
         tally = LiveTally(store, clock, rounds, delivery, interval=live_counts)

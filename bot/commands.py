@@ -24,7 +24,7 @@ from bot.model import ChannelRef, Lang, TeamRef, UserRef, parse_lang
 from bot.ports import Refused, Unavailable
 from bot.quiz import Quiz
 from bot.results import FORMATS as FILE_FORMATS
-from bot.results import RESULT_PERIODS, ResultPeriod
+from bot.results import RESULT_PERIODS, ResultPeriod, insights_notice
 from bot.runs import MAX_RUN
 from bot.storage import RoundRecord
 from bot.topics import Filter, UnknownTopic, matching, parse_filter, topics
@@ -174,7 +174,7 @@ async def accept(
         if spec.audit is not None and isinstance(reply, NoticeView) and reply.ok:
             detail = spec.audit(command, ctx)
             if detail is not None:
-                await quiz.record_admin_action(ctx.channel, ctx.user, spec.name, detail)
+                await quiz.controls.record(ctx.channel, ctx.user, spec.name, detail)
         return reply
 
     return Accepted(rest=carry_out)
@@ -188,7 +188,7 @@ async def _question(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> R
     flt = await _filter(quiz, command.args, lang, ctx.channel)
     if isinstance(flt, NoticeView):
         return flt
-    opened = await quiz.open_question(ctx.channel, flt)
+    opened = await quiz.rounds.open_question(ctx.channel, flt=flt)
     if isinstance(opened, NoticeView):
         return opened
     return Later(lambda: _post(quiz, lang, opened, None))
@@ -205,7 +205,7 @@ async def _start(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     flt = await _filter(quiz, rest, lang, ctx.channel)
     if isinstance(flt, NoticeView):
         return flt
-    opened = await quiz.open_run(ctx.channel, count, flt, ctx.user.user)
+    opened = await quiz.runs.open(ctx.channel, count, flt, ctx.user.user)
     if isinstance(opened, NoticeView):
         return opened
     return Later(lambda: _post(quiz, lang, opened, count))
@@ -220,7 +220,7 @@ async def _leaderboard(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -
     period = _period(command.args)
     if period is None:
         return NoticeView(lang, t(lang, "period_invalid"), ok=False)
-    team = TeamRef(ctx.channel.platform, ctx.channel.team)
+    team = _team(ctx)
     return await quiz.leaderboard(team, period, lang=lang, user=ctx.user)
 
 
@@ -233,7 +233,7 @@ async def _review(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Rep
     flt = await _filter(quiz, command.args, lang, ctx.channel)
     if isinstance(flt, NoticeView):
         return flt
-    return await quiz.start_review(ctx.user, flt, lang)
+    return await quiz.reviews.start(ctx.user, flt, lang)
 
 
 async def _drill(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -241,7 +241,7 @@ async def _drill(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Repl
     flt = await _filter(quiz, command.args, lang, ctx.channel)
     if isinstance(flt, NoticeView):
         return flt
-    return await quiz.start_drill(ctx.user, flt, lang)
+    return await quiz.drills.start(ctx.user, flt, lang)
 
 
 async def _remind(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -278,15 +278,15 @@ async def _insights(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> R
         else:
             listed = ", ".join(f"`{name}`" for name in topics(quiz.bank))
             return NoticeView(lang, t(lang, "topic_unknown", word=word, topics=listed), ok=False)
-    team = TeamRef(ctx.channel.platform, ctx.channel.team)
+    team = _team(ctx)
     if form is not None:
-        return await quiz.insights_file(team, period, topic, form, lang)
-    return await quiz.insights(team, period, lang, topic)
+        return insights_notice(await quiz.insights.tables(team, period, topic), period, form, lang)
+    return await quiz.team_insights(team, period, lang, topic)
 
 
 async def _reports(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     """`reports` lists the questions players reported; `reports clear ID` clears one."""
-    return await quiz.reports_command(ctx.channel, command.args, lang)
+    return await quiz.reports.command(_team(ctx), command.args, lang)
 
 
 async def _results(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
@@ -302,39 +302,42 @@ async def _results(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Re
             period = chosen
         else:
             return NoticeView(lang, t(lang, "results_usage"), ok=False)
-    team = TeamRef(ctx.channel.platform, ctx.channel.team)
-    return await quiz.results_file(team, period, form, lang)
+    team = _team(ctx)
+    return await quiz.results.notice(team, period, form, lang)
 
 
 async def _daily(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    return await quiz.daily_command(ctx.channel, command.args, lang)
+    """Where this process serves chat platforms (the terminal has no daily schedules)."""
+    if quiz.daily is None:
+        return NoticeView(lang, t(lang, "daily_unavailable"), ok=False)
+    return await quiz.daily.command(ctx.channel, command.args, lang)
 
 
 async def _window(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    return await quiz.window_command(ctx.channel, command.args, lang)
+    return await quiz.controls.window(ctx.channel, command.args, lang)
 
 
 async def _season(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    return await quiz.season_command(ctx.channel, command.args, lang)
+    return await quiz.controls.season(ctx.channel, command.args, lang)
 
 
 async def _forget(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     """Anyone for themselves, admins for another person: the handler checks (bot/controls/)."""
-    return await quiz.forget_command(ctx.channel, ctx.user, command.args, lang, ctx.is_admin)
+    return await quiz.controls.forget(ctx.channel, ctx.user, command.args, lang, ctx.is_admin)
 
 
 async def _audit(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    return await quiz.audit_log(ctx.channel, command.args, lang)
+    return await quiz.controls.audit(ctx.channel, command.args, lang)
 
 
 async def _pack(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
     """`pack list|show|remove|export NAME`; `pack add` and `pack question` open a form where
     the surface has one (Slack's modals, Discord's attachment and modal)."""
-    return await quiz.pack_command(ctx.channel, command.args, lang)
+    return await quiz.packs.command(_team(ctx), command.args, lang)
 
 
 async def _questions(quiz: Quiz, command: Command, ctx: Context, lang: Lang) -> Reply:
-    return await quiz.questions_source(ctx.channel, command.args, lang)
+    return await quiz.packs.source(ctx.channel, command.args, lang)
 
 
 REGISTRY: tuple[Spec, ...] = (
@@ -374,7 +377,7 @@ POSTING_COMMANDS = frozenset(spec.name for spec in REGISTRY if spec.posts)
 async def _post(quiz: Quiz, lang: Lang, row: RoundRecord, count: int | None) -> Reply:
     """Post a question a command opened (a run's first, when `count`), and say how it went."""
     try:
-        await quiz.post_opened(row)
+        await quiz.rounds.deliver_opened(row)
     except Refused as exc:
         return NoticeView(lang, t(lang, "cannot_post", reason=exc.reason), ok=False)
     except Unavailable:
@@ -389,7 +392,7 @@ async def _filter(
 ) -> Filter | NoticeView:
     """The topic and level words, or the private notice that says what is wrong with them; the
     topics are those of what the channel draws from (its team's packs' tags too)."""
-    bank = await quiz.channel_bank(channel) if words else quiz.bank
+    bank = await quiz.library.for_channel_ref(channel) if words else quiz.bank
     flt = parse_filter(words, bank)
     if isinstance(flt, UnknownTopic):
         listed = ", ".join(f"`{name}`" for name in topics(bank))
@@ -397,6 +400,10 @@ async def _filter(
     if not matching(bank, flt):
         return NoticeView(lang, t(lang, "filter_no_match"), ok=False)
     return flt
+
+
+def _team(ctx: Context) -> TeamRef:
+    return TeamRef(ctx.channel.platform, ctx.channel.team)
 
 
 def _int(word: str) -> int | None:

@@ -37,7 +37,7 @@ async def play(
     quiz.add_port(port)
     term = Terminal(quiz, player, read_line, out, echo=echo, err=err, port=port)
     await quiz.set_channel_lang(TERMINAL, lang)  # the session's, not an admin action to log
-    await quiz.end_runs(TERMINAL)  # a previous session cut off mid-run
+    await quiz.runs.abandon(TERMINAL)  # a previous session cut off mid-run
     if len(quiz.bank) == 0 and not quiz.bank.templates:  # a bank of templates alone plays
         term.refuse(t(lang, "term_no_questions"))
         return 1
@@ -58,7 +58,7 @@ async def play(
         term.say(render.feedback(feedback))
         term.answered = view.question_id
         await quiz.close_round(view.round_id, "next")  # the run posts the next question
-    await quiz.end_runs(TERMINAL)
+    await quiz.runs.abandon(TERMINAL)
     after = await term.ask(StatsView, "stats")
     term.say()
     term.say(render.session_score(lang, before, after))
@@ -76,7 +76,11 @@ async def _answer(quiz: Quiz, term: Terminal, view: QuestionView) -> Feedback | 
     while True:
         choice = await term.choice(view.lang, len(view.options), prompt, example=example)
         if choice is None or not isinstance(choice, str):
-            return None if choice is None else await quiz.answer(view.round_id, term.user, choice)
+            return (
+                None
+                if choice is None
+                else await quiz.rounds.answer(view.round_id, term.user, choice)
+            )
         feedback = await quiz.typed.answer(view.round_id, term.user, choice)
         if feedback.status != "invalid":
             return feedback

@@ -128,12 +128,12 @@ class Handler:
                 began = asyncio.get_running_loop().time()
                 who = user_ref(interaction)
                 feedback = await self.metrics.answer(
-                    PLATFORM, lambda: self.quiz.answer(round_id, who, option)
+                    PLATFORM, lambda: self.quiz.rounds.answer(round_id, who, option)
                 )
                 await self._verdict(interaction, *verdict(feedback), began)
                 copy = message_ref(interaction)
                 if feedback.status == "closed" and copy is not None:
-                    await self.quiz.reveal_stray(round_id, copy)  # a crash's stray copy, if any
+                    await self.quiz.reveals.stray(round_id, copy)  # a crash's stray copy, if any
         finally:
             self.gate.leave()
 

@@ -63,7 +63,7 @@ class QuestionModal(discord.ui.Modal):
                 interaction, NoticeView(self.lang, t(self.lang, "not_admin"), ok=False)
             )
             return
-        added = await self.quiz.add_pack_question(
+        added = await self.quiz.packs.add_question(
             team_of(interaction), self.pack.value, self.prompt.value, self.options.value,
             self.explanation.value, by=str(interaction.user.id), lang=self.lang,
         )  # fmt: skip
@@ -100,7 +100,7 @@ class DiscordPacks:
         await interaction.response.defer(ephemeral=True, thinking=True)  # the download
         data = await file.read()
         name = getattr(interaction.namespace, "name", None)
-        added = await self.quiz.add_pack(
+        added = await self.quiz.packs.add_any(
             team_of(interaction), data.decode("utf-8", errors="surrogateescape"), label=label,
             name=name if isinstance(name, str) else None, by=str(interaction.user.id), lang=lang,
             default_name=PurePath(label).stem.lower(),

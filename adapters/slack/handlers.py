@@ -246,7 +246,7 @@ class SlackHandlers:
                 PLATFORM, click.team, user_id, name or click.handle, provisional_name=name is None
             )
             feedback = await self.metrics.answer(
-                PLATFORM, lambda: self.quiz.answer(parsed[0], who, parsed[1])
+                PLATFORM, lambda: self.quiz.rounds.answer(parsed[0], who, parsed[1])
             )
         except Exception:
             self._slots.release()
@@ -393,7 +393,7 @@ class SlackHandlers:
     async def _stray(self, round_id: int, ts: str) -> None:
         """A late click may come from a stray copy a crash left (see Quiz.reveal_stray)."""
         try:
-            await self.quiz.reveal_stray(round_id, ts)
+            await self.quiz.reveals.stray(round_id, ts)
         except Exception as exc:
             log.warning("checking message %s of round %s failed: %s", ts, round_id, error_code(exc))
 

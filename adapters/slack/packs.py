@@ -158,13 +158,13 @@ class SlackPacks:
         team = TeamRef(PLATFORM, sent.team)
         v = sent.values
         if sent.callback_id == PACK_VIEW:
-            added = await self.quiz.add_pack(
+            added = await self.quiz.packs.add_any(
                 team, v.get("yaml", ""), label=PASTED, name=v.get("name") or None,
                 by=sent.user, lang=lang,
             )  # fmt: skip
             block = "yaml"
         else:
-            added = await self.quiz.add_pack_question(
+            added = await self.quiz.packs.add_question(
                 team, v.get("pack", ""), v.get("prompt", ""), v.get("options", ""),
                 v.get("explanation", ""), by=sent.user, lang=lang,
             )  # fmt: skip
