@@ -161,7 +161,7 @@ async def simulate(
     entries = len(bank.questions) + len(bank.templates)
     recorded = 0
     for _ in range(CYCLES * entries):
-        view = await quiz.start_round(channel)
+        view = await quiz.rounds.start_round(channel)
         assert view is not None
         picks = [choose(bank, view.question_id, n, rng) for n in range(PLAYERS)]
         answers = [_answer(quiz, bank, view, users[n], pick) for n, pick in enumerate(picks)]
@@ -176,7 +176,7 @@ async def _answer(quiz: Quiz, bank: Bank, view: QuestionView, user: UserRef, opt
     question = bank.get(view.question_id)
     assert question is not None
     display = [o.text for o in view.options].index(question.options[option].en)
-    return (await quiz.answer(view.round_id, user, display)).recorded
+    return (await quiz.rounds.answer(view.round_id, user, display)).recorded
 
 
 def simulated_bank(folder: Path) -> Bank:

@@ -20,11 +20,13 @@ async def main(db_path: str, start: str) -> None:
     db = await Store.open(db_path)
     quiz = build_quiz(db, load_bank(), FakeClock(datetime.fromisoformat(start)), random.Random(1))
     quiz.add_port(RecordingPort())  # as a running bot has: its questions are posted
-    short = await quiz.start_round(ChannelRef("test", "T1", "C1"), window=timedelta(minutes=1))
-    long = await quiz.start_round(ChannelRef("test", "T1", "C2"), window=timedelta(hours=2))
+    short = await quiz.rounds.start_round(
+        ChannelRef("test", "T1", "C1"), window=timedelta(minutes=1)
+    )
+    long = await quiz.rounds.start_round(ChannelRef("test", "T1", "C2"), window=timedelta(hours=2))
     assert short and long
     for n in range(3):
-        await quiz.answer(short.round_id, UserRef("test", "T1", f"U{n}"), n % 2)
+        await quiz.rounds.answer(short.round_id, UserRef("test", "T1", f"U{n}"), n % 2)
     print(short.round_id, long.round_id, flush=True)
     await asyncio.Event().wait()  # killed here, mid-round, with the connection still open
 

@@ -44,20 +44,20 @@ async def main(clicks: int) -> None:
         path = Path(tmp) / "bench.sqlite3"
         db = await Store.open(path)
         quiz = build_quiz(db, load_bank(), FakeClock(), random.Random(1))
-        view = await quiz.start_round(ChannelRef("bench", "T", "C"))
+        view = await quiz.rounds.start_round(ChannelRef("bench", "T", "C"))
         assert view is not None
         users = [UserRef("bench", "T", f"U{i}", f"User {i}") for i in range(clicks)]
         t0 = time.perf_counter()
         answer_ms = await asyncio.gather(
-            *(timed(quiz.answer(view.round_id, u, i % 4)) for i, u in enumerate(users))
+            *(timed(quiz.rounds.answer(view.round_id, u, i % 4)) for i, u in enumerate(users))
         )
         answer_total = time.perf_counter() - t0
         # The usual day: the same people answer the next question.
-        second = await quiz.start_round(ChannelRef("bench", "T", "C"))
+        second = await quiz.rounds.start_round(ChannelRef("bench", "T", "C"))
         assert second is not None
         t2 = time.perf_counter()
         again_ms = await asyncio.gather(
-            *(timed(quiz.answer(second.round_id, u, i % 4)) for i, u in enumerate(users))
+            *(timed(quiz.rounds.answer(second.round_id, u, i % 4)) for i, u in enumerate(users))
         )
         again_total = time.perf_counter() - t2
 

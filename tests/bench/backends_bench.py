@@ -76,13 +76,15 @@ async def group_commit(
         ("new players", [f"N{i:06d}" for i in range(clicks)]),
         ("returning players", returning[:clicks]),
     ):
-        view = await quiz.start_round(channel)
+        view = await quiz.rounds.start_round(channel)
         assert view is not None
         before = store.answers.batches
         began = time.perf_counter()
         results = await asyncio.gather(
             *(
-                quiz.answer(view.round_id, UserRef(channel.platform, channel.team, u, u), i % 4)
+                quiz.rounds.answer(
+                    view.round_id, UserRef(channel.platform, channel.team, u, u), i % 4
+                )
                 for i, u in enumerate(users)
             )
         )

@@ -44,11 +44,11 @@ async def burst(rule: CardRule | None, clicks: int) -> tuple[float, float]:
         users = [UserRef("bench", "T", f"U{i}", f"User {i}") for i in range(clicks)]
         times: list[float] = []
         for _ in range(2):
-            view = await quiz.start_round(ChannelRef("bench", "T", "C"))
+            view = await quiz.rounds.start_round(ChannelRef("bench", "T", "C"))
             assert view is not None
             start = time.perf_counter()
             await asyncio.gather(
-                *(quiz.answer(view.round_id, u, i % 4) for i, u in enumerate(users))
+                *(quiz.rounds.answer(view.round_id, u, i % 4) for i, u in enumerate(users))
             )
             times.append((time.perf_counter() - start) * 1000)
         await store.close()

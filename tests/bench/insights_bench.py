@@ -241,11 +241,13 @@ async def write_cost(quiz: Quiz, channel: ChannelRef, clicks: int, reps: int) ->
         return {}
 
     async def burst(tag: str) -> float:
-        view = await quiz.start_round(channel)
+        view = await quiz.rounds.start_round(channel)
         assert view is not None
         users = [UserRef(channel.platform, channel.team, f"K{tag}-{i}") for i in range(clicks)]
         start = time.perf_counter()
-        await asyncio.gather(*(quiz.answer(view.round_id, u, i % 4) for i, u in enumerate(users)))
+        await asyncio.gather(
+            *(quiz.rounds.answer(view.round_id, u, i % 4) for i, u in enumerate(users))
+        )
         return time.perf_counter() - start
 
     with_upkeep: list[float] = []

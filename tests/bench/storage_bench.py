@@ -293,14 +293,14 @@ async def throughput(
             ),
             ("Quiz.answer, returning players", returning),
         ):
-            view = await quiz.start_round(channel)
+            view = await quiz.rounds.start_round(channel)
             assert view is not None
             before = store.answers.batches
             with StatementTimes(profile) as times:
                 start, cpu = time.perf_counter(), time.process_time()
                 results = await asyncio.gather(
                     *(
-                        quiz.answer(
+                        quiz.rounds.answer(
                             view.round_id, UserRef(channel.platform, channel.team, *u), i % 4
                         )
                         for i, u in enumerate(users)
@@ -341,7 +341,7 @@ async def one_row_baseline(
 ) -> float:
     """One transaction per answer, on the same file with the same connection settings: the
     rate of one-row `BEGIN IMMEDIATE; INSERT; COMMIT` transactions."""
-    view = await quiz.start_round(channel)
+    view = await quiz.rounds.start_round(channel)
     assert view is not None
     sync = (await store.connection_settings())[0]["synchronous"]  # the store writer's level
     conn = await aiosqlite.connect(h.path, isolation_level=None)
@@ -353,7 +353,7 @@ async def one_row_baseline(
     ) as cur:
         player_ids = [int(r[0]) for r in await cur.fetchall()]
     lock = asyncio.Lock()
-    at = to_ms(quiz.now())
+    at = to_ms(quiz.clock.now())
 
     async def one(i: int, pid: int) -> None:
         async with lock:  # one connection: one transaction at a time, as the old Database did
@@ -386,15 +386,17 @@ async def verdicts(
     Warm: one click went first, so the round's facts are cached (any burst after its first click).
     Cold: the burst's first click loads them through a reader connection, the others wait for it.
     """
-    view = await quiz.start_round(channel)
+    view = await quiz.rounds.start_round(channel)
     assert view is not None
     if warm:
-        await quiz.answer(view.round_id, UserRef(channel.platform, channel.team, f"W{tag}"), 0)
+        await quiz.rounds.answer(
+            view.round_id, UserRef(channel.platform, channel.team, f"W{tag}"), 0
+        )
     results = await asyncio.gather(
         *(
             timed_ms(
                 partial(
-                    quiz.answer,
+                    quiz.rounds.answer,
                     view.round_id,
                     UserRef(channel.platform, channel.team, f"V{tag}-{i:03d}"),
                     1,
@@ -458,7 +460,9 @@ async def reads_beside_writes(store: Store, quiz: Quiz, h: History, reps: int) -
             await old_leaderboard(c, team, FOREVER, h.team.users[0])
 
     async def maintained() -> None:
-        await store.scores.leaderboard(team, "all", quiz.now(), limit=10, user=h.team.users[0])
+        await store.scores.leaderboard(
+            team, "all", quiz.clock.now(), limit=10, user=h.team.users[0]
+        )
 
     loads: dict[str, Load | None] = {
         "alone": None,
@@ -525,12 +529,12 @@ async def reads_beside_writes(store: Store, quiz: Quiz, h: History, reps: int) -
 
 
 async def cold_click(quiz: Quiz, channel: ChannelRef, timeout: float) -> float | None:
-    view = await quiz.start_round(channel)
+    view = await quiz.rounds.start_round(channel)
     assert view is not None
     user = UserRef(channel.platform, channel.team, "Vstarved")
     start = time.perf_counter()
     try:
-        await asyncio.wait_for(quiz.answer(view.round_id, user, 0), timeout)
+        await asyncio.wait_for(quiz.rounds.answer(view.round_id, user, 0), timeout)
     except TimeoutError:
         return None
     return (time.perf_counter() - start) * 1000

@@ -25,7 +25,7 @@ pytestmark = on_both_backends
 
 
 async def open_round(quiz: Quiz) -> QuestionView:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     return view
 
@@ -38,7 +38,7 @@ async def due(quiz: Quiz, n: int | str) -> tuple[int, int]:
 async def test_an_answer_creates_a_card_due_later(quiz: Quiz, bank: Bank, clock: FakeClock) -> None:
     assert await due(quiz, 1) == (0, 0)
     view = await open_round(quiz)
-    await quiz.answer(view.round_id, player(1), right_choice(view, bank))
+    await quiz.rounds.answer(view.round_id, player(1), right_choice(view, bank))
     card_due = await quiz.store.cards.due_at(player(1), view.question_id)
     assert card_due is not None and card_due > clock.now()
     assert await due(quiz, 1) == (0, 1)  # not yet, but within the week
@@ -57,8 +57,8 @@ async def test_a_wrong_answer_is_due_sooner_than_a_right_one(
 ) -> None:
     view = await open_round(quiz)
     right = right_choice(view, bank)
-    await quiz.answer(view.round_id, player("r"), right)
-    await quiz.answer(view.round_id, player("w"), (right + 1) % len(view.options))
+    await quiz.rounds.answer(view.round_id, player("r"), right)
+    await quiz.rounds.answer(view.round_id, player("w"), (right + 1) % len(view.options))
     right_due = await quiz.store.cards.due_at(player("r"), view.question_id)
     wrong_due = await quiz.store.cards.due_at(player("w"), view.question_id)
     assert right_due is not None and wrong_due is not None
@@ -72,10 +72,10 @@ async def test_only_the_first_answer_in_a_round_counts(
 ) -> None:
     view = await open_round(quiz)
     right = right_choice(view, bank)
-    await quiz.answer(view.round_id, player(1), right)
+    await quiz.rounds.answer(view.round_id, player(1), right)
     first = await quiz.store.cards.due_at(player(1), view.question_id)
     await clock.advance(60)
-    again = await quiz.answer(view.round_id, player(1), (right + 1) % len(view.options))
+    again = await quiz.rounds.answer(view.round_id, player(1), (right + 1) % len(view.options))
     assert again.status == "already"
     assert await quiz.store.cards.due_at(player(1), view.question_id) == first
 
@@ -89,7 +89,7 @@ async def test_repeated_right_answers_push_the_due_date_out(
     gaps: list[timedelta] = []
     for _ in range(4):
         view = await open_round(quiz)
-        await quiz.answer(view.round_id, player(1), right_choice(view, one))
+        await quiz.rounds.answer(view.round_id, player(1), right_choice(view, one))
         card_due = await quiz.store.cards.due_at(player(1), view.question_id)
         assert card_due is not None
         gaps.append(card_due - clock.now())
@@ -99,15 +99,15 @@ async def test_repeated_right_answers_push_the_due_date_out(
     # A miss brings it back soon.
     view = await open_round(quiz)
     wrong = (right_choice(view, one) + 1) % len(view.options)
-    await quiz.answer(view.round_id, player(1), wrong)
+    await quiz.rounds.answer(view.round_id, player(1), wrong)
     card_due = await quiz.store.cards.due_at(player(1), view.question_id)
     assert card_due is not None and card_due - clock.now() < gaps[-1]
 
 
 async def test_run_answers_reschedule_cards(quiz: Quiz, bank: Bank) -> None:
-    view = await quiz.start_run(CHANNEL, 3)
+    view = await quiz.runs.start(CHANNEL, 3)
     assert isinstance(view, QuestionView)
-    await quiz.answer(view.round_id, player(1), 0)
+    await quiz.rounds.answer(view.round_id, player(1), 0)
     assert await quiz.store.cards.due_at(player(1), view.question_id) is not None
     assert (await due(quiz, 1))[1] == 1
 
@@ -118,7 +118,7 @@ async def test_cards_survive_a_restart(
     store = await Store.open(db_target)
     quiz = make_quiz(store, RecordingPort())
     view = await open_round(quiz)
-    await quiz.answer(view.round_id, player(1), right_choice(view, bank))
+    await quiz.rounds.answer(view.round_id, player(1), right_choice(view, bank))
     before = await store.cards.due_at(player(1), view.question_id)
     await store.close()
     store = await Store.open(db_target)
@@ -127,7 +127,7 @@ async def test_cards_survive_a_restart(
         assert await store.cards.due_at(player(1), view.question_id) == before
         assert await due(quiz, 1) == (0, 1)
         view2 = await open_round(quiz)  # another question: a second card, the first one kept
-        await quiz.answer(view2.round_id, player(1), 0)
+        await quiz.rounds.answer(view2.round_id, player(1), 0)
         assert await due(quiz, 1) == (0, 2)
     finally:
         await store.close()

@@ -104,5 +104,5 @@ async def test_post_refused_by_platform_answers_with_reason(
     assert isinstance(reply, NoticeView) and not reply.ok
     assert "invite the app" in reply.text
     # The refused round is closed at once, so nobody can answer a question nobody saw.
-    row = await quiz.round_row(1)
+    row = await quiz.rounds.round_row(1)
     assert row is not None and row.closed_at is not None

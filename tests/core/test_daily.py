@@ -387,9 +387,11 @@ async def test_reveal_mentions_daily_streaks(stack: Stack, clock: FakeClock, ban
         await walk(stack, clock, datetime(2026, 1, 5 + day, 9, 0, tzinfo=UTC), timedelta(hours=1))
         view = stack.port.posted[-1][1]
         right = right_choice(view, bank)
-        await stack.quiz.answer(view.round_id, UserRef("test", "T1", "U1", "Sari"), right)
+        await stack.quiz.rounds.answer(view.round_id, UserRef("test", "T1", "U1", "Sari"), right)
         if day != 1:
-            await stack.quiz.answer(view.round_id, UserRef("test", "T1", "U2", "Budi"), right)
+            await stack.quiz.rounds.answer(
+                view.round_id, UserRef("test", "T1", "U2", "Budi"), right
+            )
         await walk(stack, clock, clock.now() + timedelta(hours=1), timedelta(hours=1))
     last = stack.port.reveals[-1][1]
     assert last.streaks is not None and "Sari (3)" in last.streaks and "Budi" not in last.streaks

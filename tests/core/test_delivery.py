@@ -51,7 +51,7 @@ async def scheduled(
     """A quiz whose scheduler runs, as in `zeroquiz serve`."""
     quiz = make_quiz(db, port)
     sched = Scheduler(clock, quiz)
-    quiz.on_change(sched.wake)
+    quiz.rounds.on_change(sched.wake)
     sched.start()
     yield quiz, sched
     await sched.stop()
@@ -111,7 +111,7 @@ async def test_a_run_whose_next_question_fails_passingly_goes_on_once_it_is_back
     db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
 ) -> None:
     quiz = make_quiz(db, port)
-    started = await quiz.start_run(CHANNEL, 2, timedelta(minutes=1))
+    started = await quiz.runs.start(CHANNEL, 2, timedelta(minutes=1))
     assert started is not None
     port.fail_posts = [Unavailable("network")]
     await clock.advance(61)
@@ -128,15 +128,15 @@ async def test_a_run_whose_next_question_fails_passingly_goes_on_once_it_is_back
 async def test_a_late_click_on_a_stray_copy_turns_that_copy_into_the_reveal_once(
     quiz: Quiz, port: RecordingPort
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     own = f"msg-{view.round_id}"
-    assert not await quiz.reveal_stray(view.round_id, "copy-1")  # still open: nothing to show
+    assert not await quiz.reveals.stray(view.round_id, "copy-1")  # still open: nothing to show
     await quiz.close_round(view.round_id, "admin")
     assert [ref for ref, _ in port.reveals] == [own]
-    assert not await quiz.reveal_stray(view.round_id, own)  # its own message is revealed already
-    assert await quiz.reveal_stray(view.round_id, "copy-1")
-    assert not await quiz.reveal_stray(view.round_id, "copy-1")  # once per copy
+    assert not await quiz.reveals.stray(view.round_id, own)  # its own message is revealed already
+    assert await quiz.reveals.stray(view.round_id, "copy-1")
+    assert not await quiz.reveals.stray(view.round_id, "copy-1")  # once per copy
     assert [ref for ref, _ in port.reveals] == [own, "copy-1"]
     assert port.reveals[1][1] == port.reveals[0][1]  # the same reveal in both
     assert port.posted and len(port.posted) == 1  # never a new message
@@ -149,7 +149,7 @@ async def test_a_reveal_that_keeps_failing_is_tried_six_times_then_given_up(
     wake; after the sixth try it is given up and the round counts as revealed."""
     quiz, sched = scheduled
     port.failures["post_reveal"] = [Refused("missing access") for _ in range(10)]
-    view = await quiz.start_round(CHANNEL, window=timedelta(minutes=1))
+    view = await quiz.rounds.start_round(CHANNEL, window=timedelta(minutes=1))
     assert view is not None
     await clock.advance(60)  # the deadline: the first try
     await sched.caught_up()
@@ -182,13 +182,13 @@ async def test_a_failed_live_count_or_standings_post_is_only_logged(
     quiz.add_port(port)
     port.failures["update_question"] = [Unavailable("rate limited")]
     port.failures["post_notice"] = [Refused("missing access")]
-    started = await quiz.start_run(CHANNEL, 1, timedelta(minutes=1))
+    started = await quiz.runs.start(CHANNEL, 1, timedelta(minutes=1))
     assert isinstance(started, QuestionView)
-    await quiz.answer(started.round_id, UserRef("test", "T1", "U1"), 0)
+    await quiz.rounds.answer(started.round_id, UserRef("test", "T1", "U1"), 0)
     await tally.drain()
     assert port.updates == [] and await quiz.next_due() == clock.now() + timedelta(minutes=1)
     await clock.advance(5)
-    await quiz.answer(started.round_id, UserRef("test", "T1", "U2"), 0)
+    await quiz.rounds.answer(started.round_id, UserRef("test", "T1", "U2"), 0)
     await tally.drain()
     assert [view.answer_count for _, view in port.updates] == [2]
     await clock.advance(60)

@@ -34,11 +34,13 @@ def ctx(user: UserRef) -> Context:
 
 
 async def round_of(quiz: Quiz, bank: Bank, who: dict[UserRef, bool]) -> str:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     right = right_choice(view, bank)
     for person, ok in who.items():
-        await quiz.answer(view.round_id, person, right if ok else (right + 1) % len(view.options))
+        await quiz.rounds.answer(
+            view.round_id, person, right if ok else (right + 1) % len(view.options)
+        )
     await quiz.close_round(view.round_id, "admin")
     return view.question_id
 

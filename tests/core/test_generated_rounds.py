@@ -35,13 +35,13 @@ async def test_a_generated_round_survives_a_restart_with_its_numbers(
     try:
         quiz = build_quiz(store, only_templates(bank, "gen-mem-stage2"), clock, random.Random(5))
         quiz.add_port(port)
-        posted = await quiz.start_round(CHANNEL)
+        posted = await quiz.rounds.start_round(CHANNEL)
         assert posted is not None and posted.question_id.startswith("gen-mem-stage2@")
         asked = bank.get(posted.question_id)
         assert asked is not None
         right = asked.options[asked.answer].en
         right_letter = next(o.letter for o in posted.options if o.text == right)
-        feedback = await quiz.answer(posted.round_id, ALICE, LETTERS.index(right_letter))
+        feedback = await quiz.rounds.answer(posted.round_id, ALICE, LETTERS.index(right_letter))
         assert feedback.status == "correct"
         assert feedback.explanation == asked.explanation.en
     finally:
@@ -53,11 +53,11 @@ async def test_a_generated_round_survives_a_restart_with_its_numbers(
     try:
         quiz = build_quiz(store, load_bank(), clock, random.Random(99))
         quiz.add_port(port2)
-        again = await quiz.question_view(posted.round_id)
+        again = await quiz.rounds.question_view(posted.round_id)
         assert again is not None and again.prompt == posted.prompt
         assert again.options == posted.options  # the same numbers behind the same letters
         wrong = next(o.letter for o in posted.options if o.letter != right_letter)
-        late = await quiz.answer(posted.round_id, BOB, LETTERS.index(wrong))
+        late = await quiz.rounds.answer(posted.round_id, BOB, LETTERS.index(wrong))
         assert late.status == "wrong" and late.correct_letter == right_letter
         reveal = await quiz.close_round(posted.round_id, "admin")
         assert reveal is not None

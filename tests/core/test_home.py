@@ -22,9 +22,9 @@ OTHER = ChannelRef("test", "T1", "C2")
 
 
 async def answer_in(quiz: Quiz, channel: ChannelRef) -> None:
-    view = await quiz.start_round(channel)
+    view = await quiz.rounds.start_round(channel)
     assert view is not None
-    assert (await quiz.answer(view.round_id, ADA, 0)).recorded
+    assert (await quiz.rounds.answer(view.round_id, ADA, 0)).recorded
 
 
 async def test_home_follows_the_channel_last_played_in(quiz: Quiz) -> None:

@@ -229,7 +229,7 @@ async def test_an_opened_round_that_was_never_posted_is_posted_by_the_next_pass(
     """A crash between a command's acknowledgement and its post: the round is in the database,
     open and unposted; the scheduler's next pass (at the next start) posts it, once."""
     core = build_core(db, bank, clock, random.Random(5), limits=Limits.none())
-    opened = await core.quiz.open_question(ChannelRef("test", "T1", "C1"), NO_FILTER)
+    opened = await core.quiz.rounds.open_question(ChannelRef("test", "T1", "C1"), flt=NO_FILTER)
     assert not isinstance(opened, NoticeView)
     restarted = build_core(db, bank, clock, random.Random(6), holder="next", limits=Limits.none())
     restarted.quiz.add_port(port)
@@ -291,9 +291,9 @@ async def test_reports_count_against_the_persons_command_rate(
     limits = Limits(person_burst=2, person_per_minute=6, team_burst=0, team_per_minute=0)
     quiz = limited_quiz(db, bank, clock, port, limits, Counted())
     who = UserRef("test", "T1", "UA", "Ada")
-    view = await quiz.start_round(ChannelRef("test", "T1", "C1"))
+    view = await quiz.rounds.start_round(ChannelRef("test", "T1", "C1"))
     assert isinstance(view, QuestionView)
-    await quiz.answer(view.round_id, who, 0)
+    await quiz.rounds.answer(view.round_id, who, 0)
     assert (await quiz.report(who, view.question_id, "typo", "", "en")).ok
     assert not (await quiz.report(who, view.question_id, "key", "", "en")).ok  # already
     held = await quiz.report(who, view.question_id, "key", "", "en")

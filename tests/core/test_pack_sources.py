@@ -25,7 +25,7 @@ async def drawn_ids(quiz: Quiz) -> set[str]:
 async def test_a_channel_draws_from_both_by_default_and_from_what_an_admin_sets(
     quiz: Quiz,
 ) -> None:
-    added = await quiz.add_pack(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
+    added = await quiz.packs.add_any(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
     assert added.stored, added.notice
     bundled = {q.id for q in quiz.library.bundled.questions}
     bundled |= {tp.id for tp in quiz.library.bundled.templates}
@@ -47,10 +47,12 @@ TEMPLATE_PACK = "name: math\n" + VALID
 async def test_a_packs_template_is_drawn_and_revealed_and_still_after_its_removal(
     quiz: Quiz, port: RecordingPort
 ) -> None:
-    added = await quiz.add_pack(TEAM, TEMPLATE_PACK, label="m.yaml", name=None, by="UA", lang="en")
+    added = await quiz.packs.add_any(
+        TEAM, TEMPLATE_PACK, label="m.yaml", name=None, by="UA", lang="en"
+    )
     assert added.stored, added.notice
     assert (await say(quiz, "questions team")).ok
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     assert view.question_id.split("@")[0].endswith(":t-mem")  # a draw of the pack's template
     assert view.prompt.startswith("Stage 3, ") and "{" not in view.prompt

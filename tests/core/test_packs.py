@@ -62,14 +62,14 @@ async def say(
 async def test_a_one_language_pack_is_drawn_in_a_team_channel_and_nowhere_else(
     quiz: Quiz, port: RecordingPort, db: Store
 ) -> None:
-    added = await quiz.add_pack(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
+    added = await quiz.packs.add_any(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
     assert added.stored, added.notice
     assert "our-cluster" in added.notice.text
     assert "our-cluster" in " ".join((await say(quiz, "pack list")).lines)
     assert "team" in (await say(quiz, "questions team")).text
     await say(quiz, "lang id")  # the interface in Indonesian; the pack's text stays English
     for _ in range(3):
-        view = await quiz.start_round(CHANNEL)
+        view = await quiz.rounds.start_round(CHANNEL)
         assert isinstance(view, QuestionView)
         assert view.prompt == "How many GPUs does one node of our cluster hold?"
         assert view.question_id.endswith(":nodes")
@@ -80,7 +80,7 @@ async def test_a_one_language_pack_is_drawn_in_a_team_channel_and_nowhere_else(
     await say(quiz, "questions team", other)
     seen = set()
     for _ in range(5):
-        view = await quiz.start_round(other)
+        view = await quiz.rounds.start_round(other)
         assert isinstance(view, QuestionView)
         seen.add(view.question_id)
         await quiz.close_round(view.round_id, "admin")
@@ -91,7 +91,7 @@ async def test_a_one_language_pack_is_drawn_in_a_team_channel_and_nowhere_else(
 
 
 async def test_a_broken_pack_lists_its_lines_and_stores_nothing(quiz: Quiz, db: Store) -> None:
-    added = await quiz.add_pack(TEAM, BROKEN, label="ours.yaml", name=None, by="UA", lang="en")
+    added = await quiz.packs.add_any(TEAM, BROKEN, label="ours.yaml", name=None, by="UA", lang="en")
     assert not added.stored
     assert added.problems == (
         "ours.yaml:7: option 1 must be plain text or 'text:' with 'correct:': "
@@ -112,12 +112,12 @@ async def test_admins_only(quiz: Quiz) -> None:
 async def test_a_round_of_a_removed_pack_still_reveals_and_its_card_renders(
     quiz: Quiz, port: RecordingPort, db: Store, clock: FakeClock
 ) -> None:
-    await quiz.add_pack(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
+    await quiz.packs.add_any(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
     await say(quiz, "questions team")
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     right = [o.text for o in view.options].index("8")
-    await quiz.answer(view.round_id, player(1), right)
+    await quiz.rounds.answer(view.round_id, player(1), right)
     assert "removed" in (await say(quiz, "pack remove our-cluster")).text
     await quiz.close_round(view.round_id, "admin")
     ((_, reveal),) = port.reveals
@@ -125,46 +125,52 @@ async def test_a_round_of_a_removed_pack_still_reveals_and_its_card_renders(
     assert reveal.explanation == "Every node of our cluster has 8 GPUs."
     # Its review card, once due, renders the question it showed.
     await clock.advance(timedelta(days=60).total_seconds())
-    card = await quiz.start_review(player(1), NO_FILTER, "en")
+    card = await quiz.reviews.start(player(1), NO_FILTER, "en")
     assert isinstance(card, ReviewView) and card.prompt == view.prompt
     button = card.buttons[[o.text for o in card.options].index("8")]
     result = await quiz.review_click(player(1), button.token)
     assert isinstance(result, ReviewResult) and result.correct
     # A removed question stops being asked: the team has no pack, the bundled bank is drawn.
     for _ in range(3):
-        again = await quiz.start_round(CHANNEL)
+        again = await quiz.rounds.start_round(CHANNEL)
         assert isinstance(again, QuestionView) and ":" not in again.question_id
         await quiz.close_round(again.round_id, "admin")
 
 
 async def test_a_changed_pack_keeps_what_a_round_showed(quiz: Quiz, port: RecordingPort) -> None:
-    await quiz.add_pack(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
+    await quiz.packs.add_any(TEAM, PACK, label="ours.yaml", name=None, by="UA", lang="en")
     await say(quiz, "questions team")
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     changed = PACK.replace("hold?", "hold today?")
-    second = await quiz.add_pack(TEAM, changed, label="ours.yaml", name=None, by="UA", lang="en")
+    second = await quiz.packs.add_any(
+        TEAM, changed, label="ours.yaml", name=None, by="UA", lang="en"
+    )
     assert second.stored and "version 2" in second.notice.text
     await quiz.close_round(view.round_id, "admin")
     assert port.reveals[-1][1].prompt == view.prompt  # version 1's text
-    newer = await quiz.start_round(CHANNEL)
+    newer = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(newer, QuestionView) and newer.prompt.endswith("hold today?")
 
 
 async def test_the_limits_say_so(quiz: Quiz, db: Store) -> None:
     for n in range(MAX_PACKS_PER_TEAM):
-        added = await quiz.add_pack(TEAM, PACK, label="p.yaml", name=f"p{n}", by="UA", lang="en")
+        added = await quiz.packs.add_any(
+            TEAM, PACK, label="p.yaml", name=f"p{n}", by="UA", lang="en"
+        )
         assert added.stored
-    refused = await quiz.add_pack(TEAM, PACK, label="p.yaml", name="one-more", by="UA", lang="en")
+    refused = await quiz.packs.add_any(
+        TEAM, PACK, label="p.yaml", name="one-more", by="UA", lang="en"
+    )
     assert not refused.stored and str(MAX_PACKS_PER_TEAM) in refused.notice.text
-    replaced = await quiz.add_pack(TEAM, PACK, label="p.yaml", name="p0", by="UA", lang="en")
+    replaced = await quiz.packs.add_any(TEAM, PACK, label="p.yaml", name="p0", by="UA", lang="en")
     assert replaced.stored  # a new version of a pack the team has is no new pack
     body = PACK.split("questions:\n")[1]
     many = "language: en\nquestions:\n" + "".join(
         body.replace("id: nodes", f"id: n{i}") for i in range(MAX_PACK_QUESTIONS + 1)
     )
     other = TeamRef(CHANNEL.platform, "T3")
-    big = await quiz.add_pack(other, many, label="big.yaml", name="big", by="UA", lang="en")
+    big = await quiz.packs.add_any(other, many, label="big.yaml", name="big", by="UA", lang="en")
     assert not big.stored
     assert big.problems == (
         f"big.yaml: the pack holds {MAX_PACK_QUESTIONS + 1} questions and templates; "
@@ -174,19 +180,19 @@ async def test_the_limits_say_so(quiz: Quiz, db: Store) -> None:
 
 
 async def test_one_question_written_in_a_form_joins_the_pack(quiz: Quiz, db: Store) -> None:
-    added = await quiz.add_pack_question(
+    added = await quiz.packs.add_question(
         TEAM, "from-chat", "Which stage shards the parameters?", "Stage 1\n*Stage 3\nStage 2",
         "Only stage 3 shards the parameters.", by="UA", lang="id",
     )  # fmt: skip
     assert added.stored, added.notice
     record = await db.packs.get(TEAM, "from-chat")
     assert record is not None and "language: id" in record.body
-    again = await quiz.add_pack_question(
+    again = await quiz.packs.add_question(
         TEAM, "from-chat", "Which stage shards the parameters?", "*Stage 3\nStage 1",
         "Again.", by="UA", lang="en",
     )  # fmt: skip
     assert again.stored and "version 2: 2 question(s)" in again.notice.text
-    wrong = await quiz.add_pack_question(
+    wrong = await quiz.packs.add_question(
         TEAM, "from-chat", "Two right?", "*a\n*b", "x", by="UA", lang="en"
     )
     assert not wrong.stored and not wrong.notice.ok

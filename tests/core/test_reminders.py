@@ -43,10 +43,10 @@ async def say(quiz: Quiz, who: UserRef, text: str) -> NoticeView:
 
 async def miss_one(quiz: Quiz, bank: Bank, who: UserRef) -> str:
     """`who` answers one question wrong: its card is due again within the day."""
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     wrong = (right_choice(view, bank) + 1) % len(view.options)
-    await quiz.answer(view.round_id, who, wrong)
+    await quiz.rounds.answer(view.round_id, who, wrong)
     await quiz.close_round(view.round_id, "admin")
     return view.question_id
 

@@ -89,7 +89,7 @@ async def test_a_reveal_under_way_on_one_replica_is_not_made_again_by_the_other(
     replicas: Pair,
 ) -> None:
     (a, port_a), (b, port_b) = replicas
-    view = await a.start_round(CHANNEL)
+    view = await a.rounds.start_round(CHANNEL)
     assert view is not None
     port_a.hold = asyncio.Event()
     closing = asyncio.create_task(a.close_round(view.round_id, "admin"))
@@ -104,13 +104,13 @@ async def test_a_round_due_on_both_is_closed_and_revealed_once(
     replicas: Pair, clock: FakeClock
 ) -> None:
     (a, port_a), (b, port_b) = replicas
-    view = await a.start_round(CHANNEL)
+    view = await a.rounds.start_round(CHANNEL)
     assert view is not None
-    await a.answer(view.round_id, player(1), 0)
+    await a.rounds.answer(view.round_id, player(1), 0)
     await clock.advance(11 * 60)
     await asyncio.gather(a.process_due(), b.process_due(), a.process_due(), b.process_due())
     assert len(port_a.reveals) + len(port_b.reveals) == 1
-    row = await a.round_row(view.round_id)
+    row = await a.rounds.round_row(view.round_id)
     assert row is not None and row.closed_at is not None and row.revealed_at is not None
 
 
@@ -120,7 +120,7 @@ async def test_a_question_left_unposted_is_posted_once_by_whichever_replica(
     (a, port_a), (b, port_b) = replicas
     port_a.fail_posts.append(ConnectionError("the network blinked"))  # the first try fails
     with pytest.raises(Exception):  # noqa: B017 - Unavailable, as the asker is told
-        await a.start_round(CHANNEL)
+        await a.rounds.start_round(CHANNEL)
     await clock.advance(20)
     await asyncio.gather(a.process_due(), b.process_due(), a.process_due(), b.process_due())
     assert len(port_a.posted) + len(port_b.posted) == 1
@@ -130,7 +130,7 @@ async def test_a_crashed_replicas_claim_is_taken_over_after_its_lease(
     replicas: Pair, clock: FakeClock, db_target: str
 ) -> None:
     (a, port_a), (b, port_b) = replicas
-    view = await a.start_round(CHANNEL)
+    view = await a.rounds.start_round(CHANNEL)
     assert view is not None
     await clock.advance(10 * 60)
     # Replica a closed the round and claimed its reveal, then died before revealing it.
@@ -151,10 +151,10 @@ async def test_live_counts_are_edited_once_per_interval_across_replicas(
         a, b = core_a.quiz, core_b.quiz
         tallies = [core.tally for core in (core_a, core_b) if core.tally is not None]
         assert len(tallies) == 2
-        view = await a.start_round(CHANNEL)
+        view = await a.rounds.start_round(CHANNEL)
         assert view is not None
         await asyncio.gather(
-            *((a if n % 2 else b).answer(view.round_id, player(n), 0) for n in range(20))
+            *((a if n % 2 else b).rounds.answer(view.round_id, player(n), 0) for n in range(20))
         )
         for tally in tallies:
             await tally.drain()

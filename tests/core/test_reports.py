@@ -35,10 +35,10 @@ def ctx(user: UserRef, *, admin: bool) -> Context:
 
 
 async def answered(quiz: Quiz, bank: Bank, who: list[UserRef]) -> str:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     for person in who:
-        await quiz.answer(view.round_id, person, right_choice(view, bank))
+        await quiz.rounds.answer(view.round_id, person, right_choice(view, bank))
     return view.question_id
 
 
@@ -71,7 +71,7 @@ async def test_reports_reach_admins_once_each_latest_first_and_are_cleared(
     refused = await dispatch(quiz, parse_text("reports"), ctx(budi, admin=False))
     assert isinstance(refused, NoticeView) and not refused.ok and "admins" in refused.text
 
-    view = await quiz.insights(TEAM, "all", "en")
+    view = await quiz.team_insights(TEAM, "all", "en")
     assert isinstance(view, InsightsView) and view.reported_title == "Reported by players"
     assert [line.question_id for line in view.reported] == [first, second]
     assert "the key is wrong ×2" in view.reported[0].text and "unclear ×1" in view.reported[1].text

@@ -29,7 +29,7 @@ async def _restart(
     quiz = build_quiz(db, bank, clock, random.Random(2))
     quiz.add_port(port)
     sched = Scheduler(clock, quiz)
-    quiz.on_change(sched.wake)
+    quiz.rounds.on_change(sched.wake)
     sched.start()
     await sched.caught_up()
     return port, db, sched

@@ -37,11 +37,13 @@ OTHER = ChannelRef("test", "T2", "C9")
 async def play_round(
     quiz: Quiz, bank: Bank, channel: ChannelRef, who: dict[UserRef, bool]
 ) -> QuestionView:
-    view = await quiz.start_round(channel)
+    view = await quiz.rounds.start_round(channel)
     assert isinstance(view, QuestionView)
     right = right_choice(view, bank)
     for person, ok in who.items():
-        await quiz.answer(view.round_id, person, right if ok else (right + 1) % len(view.options))
+        await quiz.rounds.answer(
+            view.round_id, person, right if ok else (right + 1) % len(view.options)
+        )
     await quiz.close_round(view.round_id, "admin")
     return view
 

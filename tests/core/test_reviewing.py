@@ -31,11 +31,13 @@ def ctx(user: UserRef) -> Context:
 
 
 async def answer_round(quiz: Quiz, bank: Bank, answers: dict[UserRef, bool]) -> QuestionView:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert isinstance(view, QuestionView)
     right = right_choice(view, bank)
     for who, ok in answers.items():
-        await quiz.answer(view.round_id, who, right if ok else (right + 1) % len(view.options))
+        await quiz.rounds.answer(
+            view.round_id, who, right if ok else (right + 1) % len(view.options)
+        )
     await quiz.close_round(view.round_id, "admin")
     return view
 

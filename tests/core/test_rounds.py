@@ -18,16 +18,16 @@ from bot.views import NoticeView, QuestionView
 async def test_reveal_shows_answer_spread_and_fastest(
     quiz: Quiz, port: RecordingPort, clock: FakeClock, bank: Bank
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None and port.posted[0][1] == view
     ok = right_choice(view, bank)
     wrong = (ok + 1) % len(view.options)
     await clock.advance(3)
-    await quiz.answer(view.round_id, player(1), wrong)
+    await quiz.rounds.answer(view.round_id, player(1), wrong)
     await clock.advance(2)
-    await quiz.answer(view.round_id, player(2), ok)  # first correct, 5 s after opening
+    await quiz.rounds.answer(view.round_id, player(2), ok)  # first correct, 5 s after opening
     await clock.advance(4)
-    await quiz.answer(view.round_id, player(3), ok)
+    await quiz.rounds.answer(view.round_id, player(3), ok)
     reveal = await quiz.close_round(view.round_id, "admin")
     assert reveal is not None
     assert port.reveals == [(f"msg-{view.round_id}", reveal)]
@@ -49,10 +49,10 @@ async def test_reveal_shows_answer_spread_and_fastest(
 async def test_option_order_is_shuffled_per_round_from_stored_seed(quiz: Quiz, bank: Bank) -> None:
     positions = set()
     for _ in range(12):
-        view = await quiz.start_round(CHANNEL)
+        view = await quiz.rounds.start_round(CHANNEL)
         assert view is not None
         positions.add(right_choice(view, bank))
-        row = await quiz.round_row(view.round_id)
+        row = await quiz.rounds.round_row(view.round_id)
         assert row is not None
         question = bank.get(view.question_id)
         assert question is not None
@@ -64,26 +64,26 @@ async def test_option_order_is_shuffled_per_round_from_stored_seed(quiz: Quiz, b
 async def test_no_repeats_in_a_channel_until_bank_exhausted(quiz: Quiz, bank: Bank) -> None:
     seen = []
     for _ in range(len(bank)):
-        view = await quiz.start_round(CHANNEL)
+        view = await quiz.rounds.start_round(CHANNEL)
         assert view is not None
         seen.append(view.question_id)
         await quiz.close_round(view.round_id, "admin")
     assert len(set(seen)) == len(bank)
-    again = await quiz.start_round(CHANNEL)
+    again = await quiz.rounds.start_round(CHANNEL)
     assert again is not None  # the bank starts over rather than refusing
-    other = await quiz.start_round(ChannelRef("test", "T1", "C2"))
+    other = await quiz.rounds.start_round(ChannelRef("test", "T1", "C2"))
     assert other is not None  # another channel has its own history
 
 
 async def test_channel_language_is_used_for_views(quiz: Quiz, bank: Bank) -> None:
     notice = await quiz.set_channel_lang(CHANNEL, "id")
     assert "Bahasa Indonesia" in notice.text
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     question = bank.get(view.question_id)
     assert question is not None
     assert view.prompt == question.prompt.id
-    fb = await quiz.answer(view.round_id, player(1), 0)
+    fb = await quiz.rounds.answer(view.round_id, player(1), 0)
     assert fb.explanation == question.explanation.id
     assert fb.headline.startswith(("✅ Benar", "❌ Belum tepat"))
 
@@ -91,36 +91,36 @@ async def test_channel_language_is_used_for_views(quiz: Quiz, bank: Bank) -> Non
 async def test_run_moves_on_and_posts_standings(
     quiz: Quiz, port: RecordingPort, bank: Bank
 ) -> None:
-    first = await quiz.start_run(CHANNEL, 3, timedelta(minutes=2))
+    first = await quiz.runs.start(CHANNEL, 3, timedelta(minutes=2))
     assert isinstance(first, QuestionView) and first.title.endswith("1/3")
-    busy = await quiz.start_run(CHANNEL, 2)
+    busy = await quiz.runs.start(CHANNEL, 2)
     assert isinstance(busy, NoticeView) and not busy.ok
     for n in range(3):
         view = port.posted[-1][1]
         assert view.title.endswith(f"{n + 1}/3")
-        await quiz.answer(view.round_id, player(1), right_choice(view, bank))
+        await quiz.rounds.answer(view.round_id, player(1), right_choice(view, bank))
         if n < 2:
-            await quiz.answer(view.round_id, player(2), right_choice(view, bank))
+            await quiz.rounds.answer(view.round_id, player(2), right_choice(view, bank))
         await quiz.close_round(view.round_id, "admin")
     assert len(port.posted) == 3 and len(port.reveals) == 3
     assert len({v.question_id for _, v in port.posted}) == 3
     ((_, standings),) = port.notices
     assert standings.lines[0].startswith("1. Player 1 · 30 pts")
     assert standings.lines[1].startswith("2. Player 2 · 20 pts")
-    again = await quiz.start_run(CHANNEL, 2)
+    again = await quiz.runs.start(CHANNEL, 2)
     assert isinstance(again, QuestionView)  # the finished run no longer blocks
 
 
 async def test_run_count_is_validated(quiz: Quiz) -> None:
     for bad in (0, -1, 500):
-        notice = await quiz.start_run(CHANNEL, bad)
+        notice = await quiz.runs.start(CHANNEL, bad)
         assert isinstance(notice, NoticeView) and not notice.ok
 
 
 async def test_admin_close_closes_latest_open_round(quiz: Quiz, port: RecordingPort) -> None:
     nothing = await quiz.close_latest(CHANNEL)
     assert not nothing.ok
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     done = await quiz.close_latest(CHANNEL)
     assert done.ok and len(port.reveals) == 1

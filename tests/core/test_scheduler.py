@@ -19,7 +19,7 @@ from bot.storage import Store
 @pytest.fixture
 async def scheduler(quiz: Quiz, clock: FakeClock) -> AsyncIterator[Scheduler]:
     sched = Scheduler(clock, quiz)
-    quiz.on_change(sched.wake)
+    quiz.rounds.on_change(sched.wake)
     sched.start()
     await sched.caught_up()
     yield sched
@@ -29,7 +29,7 @@ async def scheduler(quiz: Quiz, clock: FakeClock) -> AsyncIterator[Scheduler]:
 async def test_deadline_closes_and_reveals_once(
     quiz: Quiz, port: RecordingPort, clock: FakeClock, scheduler: Scheduler
 ) -> None:
-    view = await quiz.start_round(CHANNEL, window=timedelta(minutes=5))
+    view = await quiz.rounds.start_round(CHANNEL, window=timedelta(minutes=5))
     assert view is not None
     await scheduler.caught_up()
     await clock.advance(299)
@@ -46,10 +46,10 @@ async def test_deadline_closes_and_reveals_once(
 async def test_scheduler_sleeps_until_the_next_deadline(
     quiz: Quiz, clock: FakeClock, scheduler: Scheduler
 ) -> None:
-    await quiz.start_round(CHANNEL, window=timedelta(minutes=30))
+    await quiz.rounds.start_round(CHANNEL, window=timedelta(minutes=30))
     await scheduler.caught_up()
     assert clock.sleepers == 1  # one timer for the earliest deadline, no polling
-    await quiz.start_round(CHANNEL, window=timedelta(minutes=1))
+    await quiz.rounds.start_round(CHANNEL, window=timedelta(minutes=1))
     await scheduler.caught_up()
     assert clock.sleepers == 1  # re-planned for the earlier deadline
 
@@ -57,7 +57,7 @@ async def test_scheduler_sleeps_until_the_next_deadline(
 async def test_run_advances_at_each_deadline(
     quiz: Quiz, port: RecordingPort, clock: FakeClock, scheduler: Scheduler
 ) -> None:
-    await quiz.start_run(CHANNEL, 3, timedelta(minutes=1))
+    await quiz.runs.start(CHANNEL, 3, timedelta(minutes=1))
     for _ in range(3):
         await clock.advance(60)
         await scheduler.caught_up()
@@ -68,9 +68,9 @@ async def test_failed_reveal_is_retried_and_answers_are_kept(
     quiz: Quiz, port: RecordingPort, clock: FakeClock, scheduler: Scheduler
 ) -> None:
     port.fail_reveals = 2
-    view = await quiz.start_round(CHANNEL, window=timedelta(minutes=1))
+    view = await quiz.rounds.start_round(CHANNEL, window=timedelta(minutes=1))
     assert view is not None
-    await quiz.answer(view.round_id, UserRef("test", "T1", "U1", "One"), 0)
+    await quiz.rounds.answer(view.round_id, UserRef("test", "T1", "U1", "One"), 0)
     await clock.advance(60)
     await scheduler.caught_up()
     assert port.reveals == []
@@ -88,7 +88,9 @@ async def test_rounds_of_platforms_not_served_here_stay_open(
     """A process without the Discord adapter must not close and 'reveal' Discord rounds unseen."""
     elsewhere = RecordingPort(platform="other")
     poster = make_quiz(db, elsewhere)
-    view = await poster.start_round(ChannelRef("other", "T9", "C9"), window=timedelta(minutes=1))
+    view = await poster.rounds.start_round(
+        ChannelRef("other", "T9", "C9"), window=timedelta(minutes=1)
+    )
     assert view is not None
     here = make_quiz(db, RecordingPort())  # serves only the "test" platform
     sched = Scheduler(clock, here)
@@ -96,7 +98,7 @@ async def test_rounds_of_platforms_not_served_here_stay_open(
     try:
         await clock.advance(120)
         await sched.caught_up()
-        row = await here.round_row(view.round_id)
+        row = await here.rounds.round_row(view.round_id)
         assert row is not None and row.closed_at is None
         assert await here.next_due() is None  # nothing to do: no busy loop on that round
     finally:

@@ -16,18 +16,22 @@ TEAM = TeamRef("test", "T1")
 
 
 async def play_round(quiz: Quiz, bank: Bank, answers: dict[int, bool]) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     ok = right_choice(view, bank)
     for n, correct in answers.items():
-        await quiz.answer(view.round_id, player(n), ok if correct else (ok + 1) % len(view.options))
+        await quiz.rounds.answer(
+            view.round_id, player(n), ok if correct else (ok + 1) % len(view.options)
+        )
     await quiz.close_round(view.round_id, "admin")
 
 
 async def test_leaderboard_periods_follow_team_time_zone(
     quiz: Quiz, clock: FakeClock, bank: Bank
 ) -> None:
-    await quiz.set_team_tz(TEAM, "Asia/Jakarta")  # UTC+7, weeks start Monday 00:00 local
+    await quiz.store.teams.set_team_tz(
+        TEAM, "Asia/Jakarta", quiz.clock.now()
+    )  # UTC+7, weeks start Monday 00:00 local
     # Sunday 2026-03-01 16:30 UTC = Sunday 23:30 in Jakarta: the week before, same month.
     await clock.advance(to=datetime(2026, 3, 1, 16, 30, tzinfo=UTC))
     await play_round(quiz, bank, {1: True})
@@ -48,7 +52,7 @@ async def test_leaderboard_periods_follow_team_time_zone(
 
 
 async def test_month_boundary_in_local_time(quiz: Quiz, clock: FakeClock, bank: Bank) -> None:
-    await quiz.set_team_tz(TEAM, "America/New_York")
+    await quiz.store.teams.set_team_tz(TEAM, "America/New_York", quiz.clock.now())
     # 2026-04-01 03:00 UTC is still March 31 in New York.
     await clock.advance(to=datetime(2026, 4, 1, 3, 0, tzinfo=UTC))
     await play_round(quiz, bank, {1: True})
@@ -61,12 +65,12 @@ async def test_month_boundary_in_local_time(quiz: Quiz, clock: FakeClock, bank: 
 async def test_ties_are_broken_by_who_got_there_first(
     quiz: Quiz, clock: FakeClock, bank: Bank
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     ok = right_choice(view, bank)
-    await quiz.answer(view.round_id, player(3), ok)
+    await quiz.rounds.answer(view.round_id, player(3), ok)
     await clock.advance(1)
-    await quiz.answer(view.round_id, player(1), ok)
+    await quiz.rounds.answer(view.round_id, player(1), ok)
     board = await quiz.leaderboard(TEAM, "all", lang="en")
     assert [r.name for r in board.rows] == ["Player 3", "Player 1"]
     assert [r.rank for r in board.rows] == [1, 2]

@@ -221,7 +221,7 @@ class History:
     async def click(self, team: Team, round_id: int, p: Player, choice: int) -> Feedback:
         if p.name or (team.key, p.user) not in self.names:
             self.names[(team.key, p.user)] = p.name or p.user
-        return await self.quiz.answer(round_id, team.user_ref(p), choice)
+        return await self.quiz.rounds.answer(round_id, team.user_ref(p), choice)
 
     def right_choice(self, view: QuestionView) -> int:
         q = self.bank.get(view.question_id)
@@ -283,7 +283,7 @@ class History:
         self.counts.rounds += 1
 
     async def single_round(self, team: Team, *, straddle: bool = False) -> None:
-        view = await self.quiz.start_round(team.channel)
+        view = await self.quiz.rounds.start_round(team.channel)
         assert view is not None
         await self.answer_round(team, view, DEFAULT_WINDOW, straddle=straddle)
         assert await self.quiz.close_round(view.round_id, "admin") is not None
@@ -295,7 +295,7 @@ class History:
 
     async def run(self, team: Team, count: int) -> None:
         """A run of `count` rounds; its standings must count exactly its own answers."""
-        first = await self.quiz.start_run(team.channel, count, RUN_WINDOW)
+        first = await self.quiz.runs.start(team.channel, count, RUN_WINDOW)
         assert isinstance(first, QuestionView)
         run_id = int(
             str(
@@ -461,7 +461,7 @@ class History:
             if what == "tz":
                 assert change is not None
                 await self.advance_to(at)
-                await self.quiz.set_team_tz(team.ref, change[2])
+                await self.quiz.store.teams.set_team_tz(team.ref, change[2], self.quiz.clock.now())
                 team.tz = change[2]
                 change = None
                 await self.check(everyone=True)  # weeks and months moved at once
@@ -519,7 +519,7 @@ async def history(
     h = History(quiz, clock, port, db_target, bank, rng, [a, b])
     await clock.advance(to=start)
     for team in h.teams:
-        await quiz.set_team_tz(team.ref, team.tz)
+        await quiz.store.teams.set_team_tz(team.ref, team.tz, quiz.clock.now())
     first = start.astimezone(ZoneInfo(a.tz)).date()
     sunday = first - timedelta(days=first.weekday()) + timedelta(days=7 * change_week - 1)
     moment = datetime.combine(sunday, time(20), tzinfo=ZoneInfo(a.tz)).astimezone(UTC)
@@ -626,13 +626,13 @@ async def test_a_month_whose_first_hour_happens_twice(
     one, two = Player("U1", "One", 1.0, 1.0), Player("U2", "Two", 1.0, 1.0)
     team = Team(TeamRef("test", "TH"), ChannelRef("test", "TH", "CH"), "America/Havana", [one, two])
     h = History(quiz, clock, port, db_target, bank, random.Random(1), [team])
-    await quiz.set_team_tz(team.ref, team.tz)
+    await quiz.store.teams.set_team_tz(team.ref, team.tz, quiz.clock.now())
     for opened, player in (
         (datetime(2026, 11, 1, 4, 25, tzinfo=UTC), one),
         (datetime(2026, 11, 1, 5, 25, tzinfo=UTC), two),
     ):
         await h.advance_to(opened)
-        view = await quiz.start_round(team.channel)
+        view = await quiz.rounds.start_round(team.channel)
         assert view is not None
         await clock.advance(300)  # 00:30 local, first (CDT) then second (CST) time
         fb = await h.click(team, view.round_id, player, h.right_choice(view))

@@ -54,11 +54,11 @@ async def test_the_starter_stops_the_run_the_question_is_revealed_and_nothing_fo
     quiz: Quiz, port: RecordingPort, bank: Bank, clock: FakeClock
 ) -> None:
     first = await started(quiz, port)
-    await quiz.answer(first.round_id, BOB, right_choice(first, bank))
+    await quiz.rounds.answer(first.round_id, BOB, right_choice(first, bank))
     await quiz.close_round(first.round_id, "deadline")
     second = port.posted[-1][1]
     assert second.title.endswith("2/3")
-    await quiz.answer(second.round_id, ALICE, right_choice(second, bank))
+    await quiz.rounds.answer(second.round_id, ALICE, right_choice(second, bank))
     admin = Asked(False)
     reply = await say(quiz, "stop", ALICE, admin)
     assert reply.ok and reply.text.startswith("Run stopped")

@@ -30,13 +30,13 @@ async def test_burst_of_clicks_gives_bounded_edits(
     db: Store, bank: Bank, port: RecordingPort, clock: FakeClock
 ) -> None:
     quiz, tally = counted(db, bank, clock, port)
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
 
     async def wave(first: int) -> None:
         await asyncio.gather(
             *(
-                quiz.answer(view.round_id, UserRef("test", "T1", f"U{i}"), i % 4)
+                quiz.rounds.answer(view.round_id, UserRef("test", "T1", f"U{i}"), i % 4)
                 for i in range(first, first + 50)
             )
         )
@@ -64,18 +64,18 @@ async def test_no_edit_after_close_or_on_old_messages(
 ) -> None:
     quiz, tally = counted(db, bank, clock, port)
     port.live_update_max_age = timedelta(hours=1)
-    view = await quiz.start_round(CHANNEL, window=timedelta(hours=8))
+    view = await quiz.rounds.start_round(CHANNEL, window=timedelta(hours=8))
     assert view is not None
     await clock.advance(2 * 3600)
-    await quiz.answer(view.round_id, UserRef("test", "T1", "U1"), 0)
+    await quiz.rounds.answer(view.round_id, UserRef("test", "T1", "U1"), 0)
     await tally.drain()
     assert port.updates == []  # an old message is not edited per click
-    other = await quiz.start_round(CHANNEL)
+    other = await quiz.rounds.start_round(CHANNEL)
     assert other is not None
-    await quiz.answer(other.round_id, UserRef("test", "T1", "U1"), 0)
+    await quiz.rounds.answer(other.round_id, UserRef("test", "T1", "U1"), 0)
     await tally.drain()
     assert len(port.updates) == 1
-    await quiz.answer(other.round_id, UserRef("test", "T1", "U2"), 0)
+    await quiz.rounds.answer(other.round_id, UserRef("test", "T1", "U2"), 0)
     await quiz.close_round(other.round_id, "admin")
     await clock.advance(10)
     await tally.drain()

@@ -179,11 +179,11 @@ def test_a_bad_tolerance_or_one_that_holds_an_option_is_named_on_its_line(tmp_pa
 async def test_a_typed_answer_counts_once_and_the_reveal_counts_it(
     quiz: Quiz, port: RecordingPort, bank: Bank
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None and view.typed is not None and view.typed.button == "Type it"
     question = bank.get(view.question_id)
     assert question is not None and question.number is not None
-    row = await quiz.round_row(view.round_id)
+    row = await quiz.rounds.round_row(view.round_id)
     assert row is not None
     order = display_order(row, question)
     key = question.options[question.answer].en
@@ -197,7 +197,7 @@ async def test_a_typed_answer_counts_once_and_the_reveal_counts_it(
     assert right.headline.startswith(f"✅ Correct! You typed {key.lower()}.")
     assert right.explanation == question.explanation.en  # the worked calculation
     again = await quiz.typed.answer(view.round_id, player(1), "1")
-    clicked = await quiz.answer(view.round_id, player(1), 0)
+    clicked = await quiz.rounds.answer(view.round_id, player(1), 0)
     for second in (again, clicked):
         assert second.status == "already" and f"({key.lower()})" in second.headline
 
@@ -208,10 +208,10 @@ async def test_a_typed_answer_counts_once_and_the_reveal_counts_it(
     assert wrong.mistake is not None and wrong.mistake.label == f"Why {typed} is not right"
     reason = question.reason(mistaken)
     assert reason is not None and wrong.mistake.text == reason.en
-    after_typed = await quiz.answer(view.round_id, player(2), order.index(question.answer))
+    after_typed = await quiz.rounds.answer(view.round_id, player(2), order.index(question.answer))
     assert after_typed.status == "already" and not after_typed.recorded
 
-    await quiz.answer(view.round_id, player(3), order.index(question.answer))  # a click
+    await quiz.rounds.answer(view.round_id, player(3), order.index(question.answer))  # a click
     reveal = await quiz.close_round(view.round_id, "admin")
     assert reveal is not None and reveal.total == 3 and reveal.right == 2
     assert reveal.typed == "⌨️ 2 typed the number, 1 of them right"
@@ -227,7 +227,7 @@ async def test_a_typed_answer_counts_once_and_the_reveal_counts_it(
 
 async def test_a_typed_answer_in_indonesian_reads_the_decimal_comma(quiz: Quiz, bank: Bank) -> None:
     await quiz.set_channel_lang(CHANNEL, "id")
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None and view.typed is not None and view.typed.button == "Ketik"
     question = bank.get(view.question_id)
     assert question is not None and question.number is not None
@@ -251,7 +251,7 @@ async def test_only_a_generated_question_offers_typing(quiz: Quiz) -> None:
 async def test_a_review_card_and_a_drill_card_take_the_number_typed(
     quiz: Quiz, bank: Bank, clock: FakeClock
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     question = bank.get(view.question_id)
     assert question is not None and question.number is not None
@@ -259,7 +259,7 @@ async def test_a_review_card_and_a_drill_card_take_the_number_typed(
     assert missed.status == "wrong"  # a number no option gives: a miss all the same
     await quiz.close_round(view.round_id, "admin")
 
-    drill = await quiz.start_drill(player(1), NO_FILTER, "en")
+    drill = await quiz.drills.start(player(1), NO_FILTER, "en")
     assert isinstance(drill, ReviewView) and drill.question_id == question.id
     assert drill.typed is not None and drill.typed.button == "Type it"
     token = drill.buttons[0].token  # any answer button's: the card, whatever its option
@@ -271,10 +271,10 @@ async def test_a_review_card_and_a_drill_card_take_the_number_typed(
     assert isinstance(right, ReviewResult) and right.correct and right.rescheduled
     assert right.headline.startswith(f"✅ Correct! You typed {key}.")
     assert right.explanation == question.explanation.en
-    assert isinstance(await quiz.start_drill(player(1), NO_FILTER, "en"), NoticeView)  # left
+    assert isinstance(await quiz.drills.start(player(1), NO_FILTER, "en"), NoticeView)  # left
 
     await clock.advance(40 * 24 * 3600)  # the card is due again
-    card = await quiz.start_review(player(1), NO_FILTER, "en")
+    card = await quiz.reviews.start(player(1), NO_FILTER, "en")
     assert isinstance(card, ReviewView) and card.typed is not None
     mistaken = next(o for o in range(len(question.options)) if question.reason(o) is not None)
     number = question.options[mistaken].en

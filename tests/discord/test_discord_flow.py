@@ -191,7 +191,7 @@ async def test_long_rounds_stop_live_edits_after_an_hour_and_reveal_in_a_new_mes
     fake_discord.refuse_old_edits = True
     bot = await bots.start()
     channel = ChannelRef("discord", str(GUILD_ID), str(CHANNEL_ID))
-    await bot.runtime.quiz.start_round(channel, window=timedelta(hours=3))
+    await bot.runtime.quiz.rounds.start_round(channel, window=timedelta(hours=3))
     [mid] = fake_discord.posted
     ids = letter_ids(fake_discord.messages[mid])
     row = await latest_round(bot)

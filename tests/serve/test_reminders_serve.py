@@ -48,13 +48,13 @@ async def miss_one(target: str) -> None:
     store = await Store.open(target)
     try:
         quiz = build_quiz(store, load_bank(), SystemClock(), random.Random(1))
-        view = await quiz.start_round(ChannelRef("slack", TEAM, CHANNEL))
+        view = await quiz.rounds.start_round(ChannelRef("slack", TEAM, CHANNEL))
         assert isinstance(view, QuestionView)
         question = quiz.bank.get(view.question_id)
         assert question is not None
         key = question.options[question.answer].en
         wrong = next(i for i, o in enumerate(view.options) if o.text != key)
-        await quiz.answer(view.round_id, UserRef("slack", TEAM, "U1", "Ada"), wrong)
+        await quiz.rounds.answer(view.round_id, UserRef("slack", TEAM, "U1", "Ada"), wrong)
         await quiz.close_round(view.round_id, "admin")
     finally:
         await store.close()

@@ -28,7 +28,7 @@ async def test_the_click_and_the_reveal_show_the_memory_chart(
     await slack.ask("question stages")
     _, message = slack.question()
     actions = next(b for b in message["blocks"] if b["type"] == "actions")
-    view = await slack.runtime.quiz.question_view(
+    view = await slack.runtime.quiz.rounds.question_view(
         int(actions["elements"][0]["value"].split(":")[0])
     )
     assert view is not None and view.question_id.startswith("gen-mem-stage2@")

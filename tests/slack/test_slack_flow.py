@@ -153,7 +153,7 @@ async def test_bad_signature_or_stale_timestamp_is_refused_and_changes_nothing(
     await slack.ask("question")
     click = "payload=" + quote(json.dumps(slack.click_body("A", "U1", "y")))
     assert await slack.post(click, signed_headers(click, secret="1" * 32)) == 401
-    view = await slack.runtime.quiz.question_view(round_of(slack))
+    view = await slack.runtime.quiz.rounds.question_view(round_of(slack))
     assert view is not None and view.answer_count == 0
     assert fake.replies["x"] == [] and fake.replies["y"] == []
 

@@ -22,7 +22,7 @@ async def test_a_generated_question_is_asked_answered_and_revealed_with_its_numb
     ts, message = slack.question()
     assert block_problems(message["blocks"]) == []
     actions = next(b for b in message["blocks"] if b["type"] == "actions")
-    view = await slack.runtime.quiz.question_view(
+    view = await slack.runtime.quiz.rounds.question_view(
         int(actions["elements"][0]["value"].split(":")[0])
     )
     assert view is not None and view.question_id.startswith("gen-offload-gpu@")

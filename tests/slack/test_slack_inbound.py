@@ -49,7 +49,7 @@ def round_of(slack: SlackHarness) -> int:
 
 
 async def answers(slack: SlackHarness) -> int:
-    view = await slack.runtime.quiz.question_view(round_of(slack))
+    view = await slack.runtime.quiz.rounds.question_view(round_of(slack))
     assert view is not None
     return view.answer_count
 

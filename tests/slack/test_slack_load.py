@@ -40,7 +40,7 @@ async def test_hundred_people_double_clicking_count_once_and_edit_rarely(
     assert (firsts, seconds) == (PEOPLE, PEOPLE)
     assert all(len(fake.replies[k]) == 1 for k in keys)
 
-    view = await slack.runtime.quiz.question_view(round_id)
+    view = await slack.runtime.quiz.rounds.question_view(round_id)
     assert view is not None and view.answer_count == PEOPLE  # exactly one answer per person
 
     await fake.wait_until(lambda: bool(fake.calls_to("chat.update")), "the first live count")

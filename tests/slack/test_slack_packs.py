@@ -193,7 +193,9 @@ async def test_two_installed_workspaces_keep_their_packs_apart(
         assert "How many GPUs does one node of our cluster hold?" in posted[channels[a]]
         assert "our cluster" not in posted[channels[b]]
         for team, expected in ((a, True), (b, False)):  # all a channel can draw, there
-            drawn = await slack.runtime.quiz.channel_bank(ChannelRef("slack", team, channels[team]))
+            drawn = await slack.runtime.quiz.library.for_channel_ref(
+                ChannelRef("slack", team, channels[team])
+            )
             assert any("our cluster" in q.prompt.en for q in drawn.questions) is expected
         assert "ours" in await ask(a, "pack list")
         assert "no packs yet" in await ask(b, "pack list")

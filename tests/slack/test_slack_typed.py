@@ -46,7 +46,7 @@ async def test_a_typed_number_counts_once_and_the_reveal_counts_it(
     assert block_problems(message["blocks"]) == []
     round_id = int(buttons(message)["A"]["value"].split(":")[0])
     assert buttons(message)[TYPE_IT]["value"] == str(round_id)
-    row = await slack.runtime.quiz.round_row(round_id)
+    row = await slack.runtime.quiz.rounds.round_row(round_id)
     assert row is not None
     question: Question | None = bank.get(row.question_id)
     assert question is not None
@@ -120,7 +120,9 @@ async def test_a_drill_card_and_a_review_card_at_home_take_the_number_typed(
 ) -> None:
     await slack.ask("question")
     _, message = slack.question()
-    row = await slack.runtime.quiz.round_row(int(buttons(message)["A"]["value"].split(":")[0]))
+    row = await slack.runtime.quiz.rounds.round_row(
+        int(buttons(message)["A"]["value"].split(":")[0])
+    )
     assert row is not None
     question = bank.get(row.question_id)
     assert question is not None

@@ -47,11 +47,11 @@ async def test_a_backup_during_a_burst_restores_every_acknowledged_answer(
 ) -> None:
     quiz = make_quiz(db)
     acknowledged: list[str] = []
-    views = [await quiz.start_round(ChannelRef("test", "T1", f"C{n}")) for n in range(4)]
+    views = [await quiz.rounds.start_round(ChannelRef("test", "T1", f"C{n}")) for n in range(4)]
     rounds = [v.round_id for v in views if v is not None]
 
     async def click(n: int) -> None:
-        outcome = await quiz.answer(rounds[n % len(rounds)], player(n), n % 4)
+        outcome = await quiz.rounds.answer(rounds[n % len(rounds)], player(n), n % 4)
         assert outcome.recorded
         acknowledged.append(f"U{n}")
 
@@ -89,16 +89,16 @@ async def test_restore_refuses_data_unless_replace_and_a_file_a_bot_has_open(
     live = tmp_path / "live.sqlite3"
     store = await Store.open(live)
     quiz = make_quiz(store)
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
-    await quiz.answer(view.round_id, player(1), 0)
+    await quiz.rounds.answer(view.round_id, player(1), 0)
     backup = tmp_path / "b.sqlite3"
     assert run("backup", "--db", str(live), str(backup)).returncode == 0
     # The live file is open in this process: a restore over it is refused, the file kept.
     refused = run("restore", str(backup), str(live), "--replace")
     assert refused.returncode == 1 and "is the bot running?" in refused.stderr
     assert answered_users(live) == {"U1"}
-    await quiz.answer(view.round_id, player(2), 0)
+    await quiz.rounds.answer(view.round_id, player(2), 0)
     await store.close()
     no_replace = run("restore", str(backup), str(live))
     assert no_replace.returncode == 1 and "--replace" in no_replace.stderr

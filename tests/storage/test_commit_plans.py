@@ -64,14 +64,14 @@ async def test_a_batch_of_returning_repeated_and_new_players_scans_no_table(
     first = await Store.open(db_path)
     try:
         quiz = make_quiz(first)
-        earlier = await quiz.start_round(CHANNEL)
+        earlier = await quiz.rounds.start_round(CHANNEL)
         assert earlier is not None
         for n in range(5):
-            await quiz.answer(earlier.round_id, player(n), n % 4)
-        view = await quiz.start_round(CHANNEL)
+            await quiz.rounds.answer(earlier.round_id, player(n), n % 4)
+        view = await quiz.rounds.start_round(CHANNEL)
         assert view is not None
         for n in (0, 1):  # two who answered this one already
-            await quiz.answer(view.round_id, player(n), 0)
+            await quiz.rounds.answer(view.round_id, player(n), 0)
     finally:
         await first.close()
 
@@ -83,12 +83,14 @@ async def test_a_batch_of_returning_repeated_and_new_players_scans_no_table(
         renamed = UserRef(CHANNEL.platform, CHANNEL.team, "U2", "Renamed Two")
         handle = UserRef(CHANNEL.platform, CHANNEL.team, "U3", "u3-handle", provisional_name=True)
         results = await asyncio.gather(
-            quiz.answer(view.round_id, player(0), 1),  # repeats: their earlier answers are read
-            quiz.answer(view.round_id, player(1), 1),
-            quiz.answer(view.round_id, player(4), 1),  # returning, same name
-            quiz.answer(view.round_id, renamed, 2),  # returning, a new name
-            quiz.answer(view.round_id, handle, 3),  # returning, only a provisional name
-            quiz.answer(view.round_id, player(9), 0),  # new
+            quiz.rounds.answer(
+                view.round_id, player(0), 1
+            ),  # repeats: their earlier answers are read
+            quiz.rounds.answer(view.round_id, player(1), 1),
+            quiz.rounds.answer(view.round_id, player(4), 1),  # returning, same name
+            quiz.rounds.answer(view.round_id, renamed, 2),  # returning, a new name
+            quiz.rounds.answer(view.round_id, handle, 3),  # returning, only a provisional name
+            quiz.rounds.answer(view.round_id, player(9), 0),  # new
         )
     finally:
         await store.close()

@@ -77,7 +77,7 @@ async def test_a_copied_round_is_not_claimed_by_a_replica_of_the_old_database(
     source = await Store.open(tmp_path / "source.sqlite3")
     target = await Store.open(tmp_path / "target.sqlite3")
     try:
-        view = await make_quiz(source).start_round(ChannelRef("test", "T1", "C1"))
+        view = await make_quiz(source).rounds.start_round(ChannelRef("test", "T1", "C1"))
         assert view is not None
         lease = timedelta(minutes=5)
         assert await source.rounds.claim(view.round_id, "old-replica", clock.now(), lease)

@@ -64,12 +64,12 @@ async def test_reads_do_not_wait_for_an_open_write(quiz: Quiz, db: Store) -> Non
 async def test_answers_arriving_together_share_commits_and_each_is_decided(
     quiz: Quiz, db: Store, db_target: str
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     before = db.answers.batches
     people = [UserRef("test", "T1", f"U{n}", f"P{n}") for n in range(300)]
-    clicks = [quiz.answer(view.round_id, p, n % 3) for n, p in enumerate(people)]
-    clicks += [quiz.answer(view.round_id, people[0], 2)]  # a double click in the same burst
+    clicks = [quiz.rounds.answer(view.round_id, p, n % 3) for n, p in enumerate(people)]
+    clicks += [quiz.rounds.answer(view.round_id, people[0], 2)]  # a double click in the same burst
     results = await asyncio.gather(*clicks)
     assert sum(r.recorded for r in results) == 300
     assert results[-1].status == "already"
@@ -82,7 +82,7 @@ async def test_answers_arriving_together_share_commits_and_each_is_decided(
 async def test_an_answer_after_the_close_is_refused_by_the_database(
     quiz: Quiz, db: Store, clock: FakeClock, db_target: str
 ) -> None:
-    view = await quiz.start_round(CHANNEL, window=timedelta(minutes=1))
+    view = await quiz.rounds.start_round(CHANNEL, window=timedelta(minutes=1))
     assert view is not None
     row = await db.rounds.get(view.round_id)
     assert row is not None
@@ -98,7 +98,7 @@ async def test_an_answer_after_the_close_is_refused_by_the_database(
     )
     assert (await db.answers.record(request, None)).status == "closed"
     await quiz.close_round(view.round_id, "admin")
-    late = await quiz.answer(view.round_id, UserRef("test", "T1", "U2"), 0)
+    late = await quiz.rounds.answer(view.round_id, UserRef("test", "T1", "U2"), 0)
     assert late.status == "closed"
     assert await look(db_target, "SELECT COUNT(*) FROM answers") == [(0,)]
 
@@ -106,22 +106,26 @@ async def test_an_answer_after_the_close_is_refused_by_the_database(
 async def test_a_provisional_name_never_replaces_a_known_one(
     quiz: Quiz, db: Store, db_target: str
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
-    await quiz.answer(view.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0)
+    await quiz.rounds.answer(
+        view.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0
+    )
     await quiz.rename_players([UserRef("test", "T1", "U1", "Ada Lovelace")])
-    other = await quiz.start_round(CHANNEL)
+    other = await quiz.rounds.start_round(CHANNEL)
     assert other is not None
-    await quiz.answer(other.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0)
+    await quiz.rounds.answer(
+        other.round_id, UserRef("test", "T1", "U1", "ada", provisional_name=True), 0
+    )
     assert await look(db_target, "SELECT display_name FROM players") == [("Ada Lovelace",)]
 
 
 async def test_a_committed_answer_is_in_the_file_before_answer_returns(
     quiz: Quiz, db_target: str
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
-    feedback = await quiz.answer(view.round_id, UserRef("test", "T1", "U1"), 0)
+    feedback = await quiz.rounds.answer(view.round_id, UserRef("test", "T1", "U1"), 0)
     assert feedback.recorded
     # A separate connection (another process would see the same) finds it at once.
     assert await look(db_target, "SELECT COUNT(*) FROM answers") == [(1,)]
@@ -130,11 +134,13 @@ async def test_a_committed_answer_is_in_the_file_before_answer_returns(
 async def test_recording_inside_a_transaction_fails_fast_instead_of_hanging(
     quiz: Quiz, db: Store
 ) -> None:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
     with pytest.raises(RuntimeError, match="outside transactions"):
         async with db.transaction():
-            await asyncio.wait_for(quiz.answer(view.round_id, UserRef("test", "T1", "U1"), 0), 2)
+            await asyncio.wait_for(
+                quiz.rounds.answer(view.round_id, UserRef("test", "T1", "U1"), 0), 2
+            )
 
 
 async def test_the_player_cache_stays_bounded_however_many_people_answer(
@@ -146,7 +152,7 @@ async def test_the_player_cache_stays_bounded_however_many_people_answer(
     people = [f"U{n}" for n in range(500)]
 
     async def burst(users: list[str]) -> list[str]:
-        view = await quiz.start_round(CHANNEL)
+        view = await quiz.rounds.start_round(CHANNEL)
         assert view is not None
         row = await db.rounds.get(view.round_id)
         assert row is not None

@@ -67,7 +67,7 @@ async def test_forget_deletes_one_persons_rows_and_keeps_everyone_elses(
 ) -> None:
     view = await posted(quiz, port)
     for who in (ADA, BOB):
-        await quiz.answer(view.round_id, who, right_choice(view, bank))
+        await quiz.rounds.answer(view.round_id, who, right_choice(view, bank))
     await quiz.close_round(view.round_id, "deadline")
     [(_, reveal)] = port.reveals
     assert reveal.total == 2
@@ -98,7 +98,7 @@ async def test_forget_deletes_one_persons_rows_and_keeps_everyone_elses(
     # Bob plays again: a new player, counted afresh.
     await clock.advance(60)
     second = await posted(quiz, port)
-    feedback = await quiz.answer(second.round_id, BOB, right_choice(second, bank))
+    feedback = await quiz.rounds.answer(second.round_id, BOB, right_choice(second, bank))
     assert feedback.status == "correct"
     stats = await quiz.stats(BOB, lang="en")
     assert stats.answered == 1
@@ -113,7 +113,7 @@ async def test_forget_me_needs_no_admin_and_a_replica_that_remembers_the_old_id_
         other.add_port(RecordingPort())
         view = await posted(quiz, port)
         # The other replica records Bob's first answer: it now holds his player id in memory.
-        assert (await other.answer(view.round_id, BOB, 0)).recorded
+        assert (await other.rounds.answer(view.round_id, BOB, 0)).recorded
 
         asked = await say(quiz, "forget me", BOB, admin=False)
         assert asked.ok and "your 1 answers" in asked.text
@@ -123,7 +123,7 @@ async def test_forget_me_needs_no_admin_and_a_replica_that_remembers_the_old_id_
 
         # His next click reaches the other replica, whose remembered id no longer exists.
         later = await posted(quiz, port)
-        feedback = await other.answer(later.round_id, BOB, right_choice(later, bank))
+        feedback = await other.rounds.answer(later.round_id, BOB, right_choice(later, bank))
         assert feedback.status == "correct"  # recorded, as a new player, not refused
         assert await held(db_target, BOB.user) == {
             "answers": 1, "cards": 1, "score_totals": 3, "players": 1
@@ -139,7 +139,7 @@ async def test_a_new_season_starts_every_board_afresh_and_keeps_the_old_totals(
     quiz: Quiz, port: RecordingPort, bank: Bank, clock: FakeClock, db_target: str
 ) -> None:
     view = await posted(quiz, port)
-    await quiz.answer(view.round_id, ADA, right_choice(view, bank))
+    await quiz.rounds.answer(view.round_id, ADA, right_choice(view, bank))
     await quiz.close_round(view.round_id, "deadline")
     assert (await say(quiz, "season")).text.startswith("No season has been started")
 
@@ -153,7 +153,7 @@ async def test_a_new_season_starts_every_board_afresh_and_keeps_the_old_totals(
 
     await clock.advance(60)
     second = await posted(quiz, port)
-    await quiz.answer(second.round_id, BOB, right_choice(second, bank))
+    await quiz.rounds.answer(second.round_id, BOB, right_choice(second, bank))
     for period in PERIODS:
         board = await quiz.leaderboard(TEAM, period, lang="en", user=ADA)
         assert [(r.user, r.points) for r in board.rows] == [(BOB.user, 10)], period
@@ -170,7 +170,7 @@ async def test_a_new_season_starts_every_board_afresh_and_keeps_the_old_totals(
     assert shown.text.startswith("The current season began on")
 
     # A new time zone recounts the week and month from the answers: still from the season on.
-    await quiz.set_team_tz(TEAM, "Asia/Jakarta")
+    await quiz.store.teams.set_team_tz(TEAM, "Asia/Jakarta", quiz.clock.now())
     for period in PERIODS:
         board = await quiz.leaderboard(TEAM, period, lang="en", user=ADA)
         assert [(r.user, r.points) for r in board.rows] == [(BOB.user, 10)], period
@@ -195,7 +195,7 @@ async def test_the_window_is_per_channel_bounded_and_used_by_questions_runs_and_
     assert (await say(quiz, "start 2")).ok
     run = port.posted[-1][1]
     assert run.closes_at - run.opened_at == timedelta(minutes=90)
-    await quiz.end_runs(CHANNEL)
+    await quiz.runs.abandon(CHANNEL)
 
     daily_quiz = make_quiz(db, port, daily=True)
     assert (await say(daily_quiz, "daily 09:00 UTC")).ok

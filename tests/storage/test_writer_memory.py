@@ -62,9 +62,9 @@ async def test_the_writers_cache_is_a_quarter_of_a_large_file(tmp_path: Path) ->
 
 
 async def click(quiz: Quiz, user: str) -> bool:
-    view = await quiz.start_round(CHANNEL)
+    view = await quiz.rounds.start_round(CHANNEL)
     assert view is not None
-    return (await quiz.answer(view.round_id, UserRef("test", "T1", user, user), 0)).recorded
+    return (await quiz.rounds.answer(view.round_id, UserRef("test", "T1", user, user), 0)).recorded
 
 
 async def test_the_collector_runs_again_after_a_transaction_and_after_a_failed_one(
