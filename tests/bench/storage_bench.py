@@ -11,9 +11,9 @@ temporary directory, then on that same file, in one process:
      row must survive;
   b. leaderboards all / week / month (top 10, and with the own rank of a player near the bottom)
      from the maintained totals, against the pre-rewrite full GROUP BY scan over the answers;
-  c. group commit: answers per second through `Quiz.answer` for K concurrent clicks, against
+  c. group commit: answers per second through `Rounds.answer` for K concurrent clicks, against
      one-row `BEGIN IMMEDIATE; INSERT; COMMIT` transactions on a plain aiosqlite connection;
-  d. verdict latency (p99 of each `Quiz.answer` call) of 100 concurrent clicks by new players
+  d. verdict latency (p99 of each `Rounds.answer` call) of 100 concurrent clicks by new players
      on a just-opened round, alone and beside five all-time leaderboards on the store's reader
      connections: the old full scan (begun just before the burst), the maintained one (begun
      with it), and the maintained one asked back to back for the whole burst; each with the
@@ -288,10 +288,10 @@ async def throughput(
         rates: dict[str, float] = {}
         for label, users in (
             (
-                "Quiz.answer, new players",
+                "Rounds.answer, new players",
                 [(f"N{rep}-{i:06d}", f"New {i}") for i in range(clicks)],
             ),
-            ("Quiz.answer, returning players", returning),
+            ("Rounds.answer, returning players", returning),
         ):
             view = await quiz.rounds.start_round(channel)
             assert view is not None
