@@ -4,7 +4,9 @@ Invariants live in the schema: one answer per round and player, inserted only wh
 open; one daily posting per schedule and local date; one round per run step.
 """
 
+from bot.storage.engine import DbTimeouts
 from bot.storage.errors import (
+    DatabaseTimeout,
     DatabaseTooNewError,
     DatabaseUnreachable,
     DatabaseUnusable,
@@ -42,9 +44,11 @@ __all__ = [
     "CardState",
     "ChannelPacks",
     "CloseReason",
+    "DatabaseTimeout",
     "DatabaseTooNewError",
     "DatabaseUnreachable",
     "DatabaseUnusable",
+    "DbTimeouts",
     "Forgotten",
     "PackLimitReached",
     "PackRecord",

@@ -10,11 +10,25 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
 Dialect = Literal["sqlite", "postgres"]
 T = TypeVar("T")
 Work = Callable[["Conn"], Coroutine[Any, Any, T]]
+
+
+@dataclass(frozen=True)
+class DbTimeouts:
+    """A database server's seconds to answer (PostgreSQL; SQLite is a file and has its own busy
+    timeout): opening a connection, and one statement or a free connection from the pool. Past
+    them a call ends with DatabaseTimeout instead of waiting for a server that is gone."""
+
+    connect: float = 10.0
+    statement: float = 30.0
+
+
+DB_TIMEOUTS = DbTimeouts()
 
 
 def param(dialect: Dialect, n: int, pg_type: str) -> str:

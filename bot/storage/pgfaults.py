@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncpg
 
-from bot.storage.postgres import CONNECT_TIMEOUT
+from bot.storage.engine import DbTimeouts
 
 
-def pg_problem(exc: BaseException) -> str | None:
-    """The problem, or None when the error says nothing about the database (a bug)."""
+def pg_problem(exc: BaseException, seconds: float = DbTimeouts.connect) -> str | None:
+    """The problem, or None when the error says nothing about the database (a bug); `seconds`:
+    the connect timeout a TimeoutError ran out."""
     if isinstance(exc, asyncpg.InvalidPasswordError):
         return "refused the user name or password in the URL (check them, or the server's roles)"
     if isinstance(exc, asyncpg.InvalidAuthorizationSpecificationError):
@@ -26,7 +27,7 @@ def pg_problem(exc: BaseException) -> str | None:
     if isinstance(exc, asyncpg.TooManyConnectionsError):
         return "has no connection slot left (max_connections)"
     if isinstance(exc, TimeoutError):
-        return f"did not answer within {CONNECT_TIMEOUT:g} s"
+        return f"did not answer within {seconds:g} s"
     if isinstance(exc, ConnectionRefusedError):
         return "cannot be reached: nothing listens at that host and port"
     if isinstance(exc, OSError):

@@ -6,11 +6,16 @@ answer's INSERT locks its round row FOR SHARE, so it serialises against a concur
 claims are compare-and-swap UPDATEs; uniqueness is in the schema). A transaction is re-entrant
 within one task through a ContextVar, as in the SQLite backend. Reads that must agree with each
 other (`snapshot()`) run in a read-only REPEATABLE READ transaction.
+
+Nothing waits on the server without end (engine.DbTimeouts): a connection, new or from the pool,
+within the connect timeout; each statement within the statement timeout (asyncpg's
+command_timeout, which cancels it on the server too). Either ends in DatabaseTimeout, logged.
 """
 
 from __future__ import annotations
 
 import contextvars
+import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,13 +23,14 @@ from typing import Any
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.engine import Dialect, T, Work
+from bot.storage.engine import DB_TIMEOUTS, DbTimeouts, Dialect, T, Work
+from bot.storage.errors import DatabaseTimeout
 from bot.storage.urls import display_url
+
+log = logging.getLogger(__name__)
 
 POOL_MIN = 1
 POOL_MAX = 10
-CONNECT_TIMEOUT = 10.0
-COMMAND_TIMEOUT = 60.0
 
 
 def _rows_changed(status: str) -> int:
@@ -68,27 +74,48 @@ class PgConn:
 class PgEngine:
     dialect: Dialect = "postgres"
 
-    def __init__(self, pool: asyncpg.Pool[asyncpg.Record], url: str) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool[asyncpg.Record], url: str, timeouts: DbTimeouts = DB_TIMEOUTS
+    ) -> None:
         self._pool = pool
         self.path = display_url(url)
+        self.timeouts = timeouts
         self._current: contextvars.ContextVar[PgConn | None] = contextvars.ContextVar(
             f"zeroquiz-pg-tx-{id(self)}", default=None
         )
 
     @classmethod
-    async def open(cls, url: str, *, max_size: int = POOL_MAX) -> PgEngine:
+    async def open(
+        cls, url: str, *, max_size: int = POOL_MAX, timeouts: DbTimeouts = DB_TIMEOUTS
+    ) -> PgEngine:
         pool = await asyncpg.create_pool(
             url,
             min_size=POOL_MIN,
             max_size=max_size,
-            timeout=CONNECT_TIMEOUT,
-            command_timeout=COMMAND_TIMEOUT,
+            timeout=timeouts.connect,
+            command_timeout=timeouts.statement,
             server_settings={"application_name": "zeroquiz", "timezone": "UTC"},
         )
-        return cls(pool, url)
+        return cls(pool, url, timeouts)
 
     def current(self) -> PgConn | None:
         return self._current.get()
+
+    @asynccontextmanager
+    async def _acquire(self) -> AsyncIterator[PoolConnectionProxy[asyncpg.Record]]:
+        """A pooled connection; a timeout getting it, or of a statement on it, as
+        DatabaseTimeout (logged here, counted by the store's observer: timed.py)."""
+        got = False
+        try:
+            async with self._pool.acquire(timeout=self.timeouts.connect) as conn:
+                got = True
+                yield conn
+        except TimeoutError:
+            call = "statement" if got else "connection"
+            seconds = self.timeouts.statement if got else self.timeouts.connect
+            exc = DatabaseTimeout(self.path, call, seconds)
+            log.warning("%s", exc)
+            raise exc from None
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PgConn]:
@@ -96,7 +123,7 @@ class PgEngine:
         if outer is not None:
             yield outer
             return
-        async with self._pool.acquire() as conn, conn.transaction():
+        async with self._acquire() as conn, conn.transaction():
             tx = PgConn(conn)
             token = self._current.set(tx)
             try:
@@ -117,7 +144,7 @@ class PgEngine:
             yield outer
             return
         async with (
-            self._pool.acquire() as conn,
+            self._acquire() as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
             yield PgConn(conn)
@@ -128,12 +155,12 @@ class PgEngine:
         if outer is not None:
             yield outer
             return
-        async with self._pool.acquire() as conn:
+        async with self._acquire() as conn:
             yield PgConn(conn)
 
     @asynccontextmanager
     async def raw(self) -> AsyncIterator[PgConn]:
-        async with self._pool.acquire() as conn:
+        async with self._acquire() as conn:
             yield PgConn(conn)
 
     async def check_writable(self) -> None:

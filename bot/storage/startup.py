@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from bot.storage.engine import Dialect, Engine
+from bot.storage.engine import DB_TIMEOUTS, DbTimeouts, Dialect, Engine
 from bot.storage.errors import DatabaseUnreachable, DatabaseUnusable
 from bot.storage.migrations import check_ours, migrate, schema_version
 from bot.storage.place import check_place
@@ -83,14 +83,16 @@ async def open_engine(
     schema: Schema = SCHEMA,
     progress: Progress = silent,
     keep_original: bool = True,
+    timeouts: DbTimeouts = DB_TIMEOUTS,
 ) -> Engine:
     """The engine on a checked, migrated (to `schema`), writable database; DatabaseUnusable
     names what's wrong (a file's path, or a URL with its password left out). `progress` hears
     how an upgrade goes; `keep_original` False skips the pre-migration backup, for a private
-    copy whose original stays untouched anyway (a restore's)."""
+    copy whose original stays untouched anyway (a restore's). `timeouts`: a server's (not a
+    file's)."""
     dialect, target = backend_of(path)
     if dialect == "postgres":
-        return await open_postgres(target, schema, progress)
+        return await open_postgres(target, schema, progress, timeouts)
     if target == ":memory:":
         engine = await SqliteEngine.open(target)
         await _prepare(engine, schema, progress)
@@ -112,27 +114,32 @@ async def open_engine(
     return engine
 
 
-async def connect_postgres(url: str) -> Engine:
+async def connect_postgres(url: str, timeouts: DbTimeouts = DB_TIMEOUTS) -> Engine:
     """A pool on the server, nothing checked or written yet; its faults as DatabaseUnusable."""
     # asyncpg is imported only for a PostgreSQL URL: a SQLite bot never loads it (memory).
     from bot.storage.pgfaults import pg_problem, pg_transient
     from bot.storage.postgres import PgEngine
 
     try:
-        return await PgEngine.open(url)
+        return await PgEngine.open(url, timeouts=timeouts)
     except BaseException as exc:
-        problem = pg_problem(exc)
+        problem = pg_problem(exc, timeouts.connect)
         if problem is None:
             raise
         kind = DatabaseUnreachable if pg_transient(exc) else DatabaseUnusable
         raise kind(display_url(url), problem) from None
 
 
-async def open_postgres(url: str, schema: Schema = SCHEMA, progress: Progress = silent) -> Engine:
+async def open_postgres(
+    url: str,
+    schema: Schema = SCHEMA,
+    progress: Progress = silent,
+    timeouts: DbTimeouts = DB_TIMEOUTS,
+) -> Engine:
     from bot.storage.pgfaults import pg_problem
 
     shown = display_url(url)
-    engine = await connect_postgres(url)
+    engine = await connect_postgres(url, timeouts)
     try:
         async with engine.raw() as conn:
             await check_ours(conn, shown, schema)

@@ -7,7 +7,7 @@ its own transaction simply joins the caller's.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +16,7 @@ from bot.storage.answers import AnswerTable
 from bot.storage.cards import CardTable
 from bot.storage.controls import AuditTable, PeopleTable, SeasonTable, WindowTable
 from bot.storage.daily import DailyTable
-from bot.storage.engine import Engine
+from bot.storage.engine import DB_TIMEOUTS, DbTimeouts, Engine
 from bot.storage.insights import InsightTable
 from bot.storage.installations import InstallationTable
 from bot.storage.packs import PackTable
@@ -74,14 +74,16 @@ class Store:
         create_parent: bool = False,
         schema: Schema = SCHEMA,
         progress: Progress = silent,
+        timeouts: DbTimeouts = DB_TIMEOUTS,
     ) -> Store:
         """Check, open (creating the file if needed) and migrate. DatabaseUnusable (a
         StorageError) names the path and what is wrong with it; DatabaseTooNewError, one kind
         of it, for a file a newer ZeroQuiz wrote. `create_parent` only for ZeroQuiz's own
         default location: an operator's directory must exist. `schema` is this release's but
-        in tests of the migrations themselves. `progress` hears how an upgrade goes."""
+        in tests of the migrations themselves. `progress` hears how an upgrade goes; `timeouts`
+        bound each wait on a database server (DatabaseTimeout past them)."""
         engine = await open_engine(
-            path, create_parent=create_parent, schema=schema, progress=progress
+            path, create_parent=create_parent, schema=schema, progress=progress, timeouts=timeouts
         )
         return cls(engine, schema)
 
@@ -112,6 +114,10 @@ class Store:
     def observe_time(self, observer: Observer) -> None:
         """Report each outermost transaction's, snapshot's and read's duration: (kind, seconds)."""
         self._timed.observe = observer
+
+    def observe_timeouts(self, observer: Callable[[str], None]) -> None:
+        """Report each DatabaseTimeout once, by its call ("statement", "connection")."""
+        self._timed.timed_out = observer
 
     async def ping(self) -> None:
         """A trivial query, for readiness checks; raises whatever the database raises."""

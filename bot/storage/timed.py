@@ -3,6 +3,7 @@
 Metrics live in the adapters; the store only calls `observe(kind, seconds)`, a no-op until
 someone sets it, so the core never imports a metrics library. Durations are measured with the
 monotonic performance counter, not the injected clock: they are about this machine, not the quiz.
+A DatabaseTimeout is reported too (`timed_out(call)`), once, by the outermost that it ends.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from bot.storage.engine import Conn, Dialect, Engine, T, Work
+from bot.storage.errors import DatabaseTimeout
 
 Observer = Callable[[str, float], None]
 
@@ -20,10 +22,15 @@ def _ignore(kind: str, seconds: float) -> None:
     """The default observer: nobody is measuring."""
 
 
+def _uncounted(call: str) -> None:
+    """The default timeout observer: nobody is counting."""
+
+
 class TimedEngine:
     def __init__(self, inner: Engine) -> None:
         self._inner = inner
         self.observe: Observer = _ignore
+        self.timed_out: Callable[[str], None] = _uncounted
 
     @property
     def dialect(self) -> Dialect:
@@ -48,6 +55,9 @@ class TimedEngine:
         try:
             async with opened as conn:
                 yield conn
+        except DatabaseTimeout as exc:
+            self.timed_out(exc.call)
+            raise
         finally:
             self.observe(kind, time.perf_counter() - started)
 
@@ -58,6 +68,9 @@ class TimedEngine:
         started = time.perf_counter()
         try:
             return await self._inner.run_transaction(work)
+        except DatabaseTimeout as exc:
+            self.timed_out(exc.call)
+            raise
         finally:
             self.observe("transaction", time.perf_counter() - started)
 
