@@ -127,6 +127,14 @@ class Metrics:
     def count_rate_limit(self, platform: str) -> None:
         self._count("rate_limit", platform)
 
+    def count_timeout(self, service: str, call: str) -> None:
+        """An outbound call that ran out its timeout (adapters/timeouts.py): `call` is a
+        bounded name (a Slack method, a Discord port action, `statement`), never an id."""
+        self._count("timeout", service, call)
+
+    def db_timed_out(self, call: str) -> None:
+        self.count_timeout("postgresql", call)
+
     async def answer(self, platform: str, verdict: Callable[[], Awaitable[Feedback]]) -> Feedback:
         """Count a click and time its verdict (`quiz.answer`); errors are counted as clicks too."""
         live = self._live

@@ -72,6 +72,12 @@ class Live:
             ["platform"],
             registry=r,
         )
+        self.timeouts = Counter(
+            "zeroquiz_timeouts",
+            "Outbound calls that got no answer within their timeout, by service and call",
+            ["service", "call"],
+            registry=r,
+        )
         self.scheduler_lag = Histogram(
             "zeroquiz_scheduler_lag_seconds",
             "How late the scheduler ran due work after the moment it was due",
@@ -142,6 +148,9 @@ class Live:
 
     def rate_limit(self, platform: str) -> None:
         self.rate_limits.labels(platform).inc()
+
+    def timeout(self, service: str, call: str) -> None:
+        self.timeouts.labels(service, call).inc()
 
     def observe_db(self, kind: str, seconds: float) -> None:
         self.db_seconds.labels(kind).observe(seconds)

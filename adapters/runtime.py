@@ -16,6 +16,7 @@ from typing import Protocol
 from adapters.errors import ConfigError, SurfaceUnavailable
 from adapters.health import Health
 from adapters.metrics import Metrics, RateLimited
+from adapters.timeouts import Timeouts
 from bot.app import build_core
 from bot.bank import Bank
 from bot.clock import Clock
@@ -60,6 +61,7 @@ class Runtime:
     clock: Clock
     heartbeat: Heartbeat
     metrics: Metrics = field(default_factory=Metrics)
+    timeouts: Timeouts = field(default_factory=Timeouts)  # for the surfaces' outbound calls
     health: Health = field(init=False)
     # Set by a surface whose connection ended for good after it started: `serve` then stops the
     # others cleanly and exits with the "restart me" code.
@@ -69,6 +71,7 @@ class Runtime:
     def __post_init__(self) -> None:
         self.health = Health(self.store, self.metrics)
         self.store.observe_time(self.metrics.observe_db)
+        self.store.observe_timeouts(self.metrics.db_timed_out)
 
     def surface_lost(self, name: str, reason: str) -> None:
         if not self.lost.is_set():
@@ -87,12 +90,17 @@ class Runtime:
         replica: str | None = None,
         limits: Limits | None = None,
         progress: Progress = silent,
+        timeouts: Timeouts | None = None,
     ) -> Runtime:
         """StorageError, one line naming the path and the problem, if the database is unusable.
         `limits`: what people and teams may do (the defaults when not given; serve reads them
         from the environment), each refusal counted in the metrics; `progress` hears how a
-        schema upgrade goes (serve logs it)."""
-        store = await Store.open(db_path, create_parent=create_parent, progress=progress)
+        schema upgrade goes (serve logs it); `timeouts` bound every outbound call (the defaults
+        when not given)."""
+        timeouts = timeouts or Timeouts()
+        store = await Store.open(
+            db_path, create_parent=create_parent, progress=progress, timeouts=timeouts.db
+        )
         metrics = Metrics()
         core = build_core(
             store, bank, clock, rng,
@@ -109,6 +117,7 @@ class Runtime:
             clock=clock,
             heartbeat=core.heartbeat,
             metrics=metrics,
+            timeouts=timeouts,
         )
 
     def add_port(self, port: ChatPort, rate_limited: RateLimited) -> None:

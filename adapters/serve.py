@@ -193,6 +193,7 @@ async def serve(
             replica=replica_id(),
             limits=limits,
             progress=started_log.progress,
+            timeouts=settings.timeouts,
         )
     except BankError as exc:  # the team's questions: the lines `zeroquiz validate` prints
         for problem in exc.problems:

@@ -1,7 +1,8 @@
 """The settings `zeroquiz serve` runs with, and where each came from: one reading for both.
 
 `serve` and `zeroquiz check` call the same function, so `check` reports exactly what `serve`
-would use and refuses exactly what `serve` would refuse (a bad port, a bad metrics address).
+would use and refuses exactly what `serve` would refuse (a bad port, a bad metrics address, a bad
+timeout).
 A flag wins over the environment, which wins over the default.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from adapters.health import metrics_address
 from adapters.runtime import ConfigError
+from adapters.timeouts import VARIABLES, Timeouts, timeouts_from_env
 from bot.config import database_path
 
 DEFAULT_HOST = "127.0.0.1"
@@ -35,6 +37,7 @@ class ServeSettings:
     port: int
     metrics: tuple[str, int] | None
     shown: tuple[Setting, ...]
+    timeouts: Timeouts
 
 
 def _source(flag: str, given: object, env: Mapping[str, str], variable: str) -> str:
@@ -49,7 +52,8 @@ def serve_settings(
     port: int | None,
     env: Mapping[str, str],
 ) -> ServeSettings:
-    """What serve listens on and opens; ConfigError, naming the variable, for a bad port."""
+    """What serve listens on and opens, and how long it waits on what it calls; ConfigError,
+    naming the variable, for a bad port or timeout."""
     chosen_host = host or env.get("ZEROQUIZ_HTTP_HOST") or DEFAULT_HOST
     try:
         chosen_port = port if port is not None else int(env.get("ZEROQUIZ_HTTP_PORT", DEFAULT_PORT))
@@ -57,6 +61,10 @@ def serve_settings(
         raise ConfigError("ZEROQUIZ_HTTP_PORT must be a port number") from None
     try:
         metrics = metrics_address(env)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        timeouts = timeouts_from_env(env)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     where = database_path(db)  # --db, else $ZEROQUIZ_DB, else the per-user default
@@ -69,8 +77,16 @@ def serve_settings(
             "off" if metrics is None else f"http://{metrics[0]}:{metrics[1]}",
             _source("", None, env, "ZEROQUIZ_METRICS_PORT"),
         ),
+        *(
+            Setting(shown_as, f"{seconds:g} s", _source("", None, env, variable))
+            for (variable, (shown_as, _)), seconds in zip(
+                VARIABLES.items(),
+                (timeouts.slack, timeouts.discord, timeouts.db.connect, timeouts.db.statement),
+                strict=True,
+            )
+        ),
     )
-    return ServeSettings(where, chosen_host, chosen_port, metrics, shown)
+    return ServeSettings(where, chosen_host, chosen_port, metrics, shown, timeouts)
 
 
 def _printable(where: Path | str) -> str:

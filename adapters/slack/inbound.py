@@ -48,6 +48,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from adapters.slack import shapes
 from adapters.slack.shapes import Malformed, Passed, Quiet, Unhandled
+from adapters.slack.web import calls_for
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,8 @@ class ShapeCheck(AsyncMiddleware):
         if isinstance(verdict, Unhandled):
             log.warning("slack: no handler for a %s request", verdict.kind)
             return BoltResponse(status=200 if req.mode == "socket_mode" else 404, body="")
-        return await next()
+        with calls_for(req.context.team_id):  # what it calls is for that workspace
+            return await next()
 
 
 def _utf8(raw: bytes) -> str | None:

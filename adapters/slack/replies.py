@@ -11,6 +11,8 @@ person is waiting for, and its answer is recorded already: it is sent again in t
 the injected clock, at most `MAX_USES` requests in all (Slack honours a response_url five times)
 and only while the URL is valid (30 minutes). The click's in-flight slot is released meanwhile,
 so an outage of response_url never blocks new clicks. A refusal (another 4xx) is not retried.
+A try that gets no answer within the session's timeout is logged, naming the workspace (see
+web.calls_for), and counted (`on_timeout`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -25,6 +28,7 @@ import aiohttp
 from slack_sdk.proxy_env_variable_loader import load_http_proxy_from_env
 
 from adapters.slack.render import SlackMessage
+from adapters.slack.web import workspace_of_calls
 from bot.clock import Clock
 
 log = logging.getLogger(__name__)
@@ -41,10 +45,25 @@ _CUT = (aiohttp.ServerConnectionError, aiohttp.ServerDisconnectedError, aiohttp.
 CUT_RETRY_SECONDS = 0.5  # real time, as slack_sdk waited (its backoff's first step)
 
 
+def _uncounted() -> None:
+    """The default: nobody counts timeouts."""
+
+
 class Replies:
-    def __init__(self, session: aiohttp.ClientSession, clock: Clock) -> None:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        clock: Clock,
+        *,
+        seconds: float | None = None,
+        on_timeout: Callable[[], None] = _uncounted,
+        workspace: str | None = None,
+    ) -> None:
         self._session = session
         self._clock = clock
+        self._seconds = session.timeout.total if seconds is None else seconds
+        self._on_timeout = on_timeout
+        self._workspace = workspace  # one workspace's id: named when no request says which
         self._waiting: set[asyncio.Task[None]] = set()
         self._proxy = load_http_proxy_from_env()
 
@@ -88,7 +107,14 @@ class Replies:
             except _CUT:
                 await asyncio.sleep(CUT_RETRY_SECONDS)
                 status = await self._post(url, payload)
-        except (aiohttp.ClientError, TimeoutError) as exc:
+        except TimeoutError:
+            log.warning(
+                "Slack response_url for workspace %s: no answer within %g s",
+                workspace_of_calls(self._workspace), self._seconds,
+            )  # fmt: skip
+            self._on_timeout()
+            return "again"
+        except aiohttp.ClientError as exc:
             log.warning("private reply failed for now: %s", type(exc).__name__)
             return "again"
         if status == 429 or status >= 500:

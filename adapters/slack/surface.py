@@ -40,7 +40,7 @@ from adapters.slack.handlers import SlackHandlers
 from adapters.slack.port import SlackPort
 from adapters.slack.replies import Replies
 from adapters.slack.users import SlackUsers
-from adapters.slack.web import TIMEOUT_SECONDS, build_client, error_code
+from adapters.slack.web import TimedClient, build_client, error_code
 
 if TYPE_CHECKING:  # multi-workspace mode only: cryptography is loaded when it is on
     from adapters.slack.installs import StoreInstallations, TeamTokens
@@ -95,12 +95,12 @@ class SlackSurface:
         port: int,
         backoff: RetryIntervalCalculator = default_interval_calculator,
         limits: HttpLimits | None = None,
-        api_timeout: float = TIMEOUT_SECONDS,
+        api_timeout: float | None = None,
     ) -> None:
         self.config = config
         # slack_sdk puts its timeout only on a session it makes itself; ours carries it, so a
         # Slack call that never answers ends (and is retried later) instead of waiting 300 s.
-        self.api_timeout = api_timeout
+        self.api_timeout = runtime.timeouts.slack if api_timeout is None else api_timeout
         self.limits = limits or HttpLimits()  # HTTP mode's timeouts and connection cap
         self.backoff = backoff  # between slack_sdk's retries (tests shorten the real waits)
         self.runtime = runtime
@@ -126,8 +126,14 @@ class SlackSurface:
 
     async def _start(self) -> None:
         self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.api_timeout))
+        metrics = self.runtime.metrics
         client = build_client(
-            self.config.bot_token or None, self.config.api_url, self._session, backoff=self.backoff
+            self.config.bot_token or None,
+            self.config.api_url,
+            self._session,
+            backoff=self.backoff,
+            seconds=self.api_timeout,
+            on_timeout=lambda method: metrics.count_timeout("slack", method),
         )
         oauth = self.config.oauth
         tokens: TeamTokens | None = None
@@ -152,7 +158,10 @@ class SlackSurface:
             self._session,
             backoff=self.backoff,
             rate_limits=False,
+            seconds=self.api_timeout,
+            on_timeout=client.on_timeout,
         )
+        port_client.workspace = client.workspace
         self.slack_port = SlackPort(
             port_client,
             quiz.channel_lang,
@@ -185,7 +194,13 @@ class SlackSurface:
             now=lambda: self.runtime.clock.now().timestamp(),  # names expire by the runtime's time
         )
         assert self._session is not None
-        self._replies = Replies(self._session, self.runtime.clock)
+        self._replies = Replies(
+            self._session,
+            self.runtime.clock,
+            seconds=self.api_timeout,
+            on_timeout=lambda: metrics.count_timeout("slack", "response_url"),
+            workspace=client.workspace,
+        )
         handlers = SlackHandlers(
             quiz,
             self._users,
@@ -303,12 +318,14 @@ class SlackSurface:
             await self._session.close()
             self._session = None
 
-    async def _check_token(self, client: AsyncWebClient) -> None:
-        """Fail at start-up, by variable name, rather than on the first click."""
+    async def _check_token(self, client: TimedClient) -> None:
+        """Fail at start-up, by variable name, rather than on the first click; learn the
+        workspace's id (a timeout's log line names it)."""
         try:
-            await client.auth_test()
+            found = await client.auth_test()
         except Exception as exc:
             raise _startup_error(exc, "SLACK_BOT_TOKEN") from None
+        client.workspace = found.get("team_id")
 
     async def _connect_socket(self, client: AsyncWebClient, app: AsyncApp, token: str) -> None:
         """Open the websocket, failing fast: slack_sdk would retry a rejected token forever."""

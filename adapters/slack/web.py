@@ -5,13 +5,18 @@ so are rate limits (HTTP 429) for the calls Bolt makes. The port's client leaves
 `waiting_out_rate_limits`, which waits out Retry-After outside the scheduled sends' gate
 (bot/fanout.py), so a workspace held to its budget waits alone. Any error left after that becomes a
 DeliveryError whose reason says how to fix it (passing ones are tried again later by the core).
+A call that gets no answer within the timeout (ZEROQUIZ_SLACK_TIMEOUT, on the session surface.py
+gives the client) is logged and counted by `TimedClient`, Bolt's own calls too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import math
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import aiohttp
@@ -24,6 +29,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.http_retry.handler import default_interval_calculator
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.fanout import outside_the_gate
 from bot.i18n import t
@@ -39,6 +45,8 @@ TokenSource = Callable[[str], Awaitable[str | None]]
 REJECTED = frozenset({"invalid_auth", "token_revoked", "account_inactive"})
 Rejected = Callable[[str, str], Awaitable[str | None]]
 log = logging.getLogger(__name__)
+# The workspace a call is for, where the caller knows it (with_token): named when it times out.
+_workspace: ContextVar[str | None] = ContextVar("zeroquiz_slack_workspace", default=None)
 
 # Slack error codes -> catalogue keys whose text tells an admin what to do.
 _REASONS: dict[str, str] = {
@@ -61,6 +69,49 @@ _REASONS: dict[str, str] = {
 }
 
 
+@contextmanager
+def calls_for(team: str | None) -> Iterator[None]:
+    """The Slack calls made inside (tasks started inside too) are for workspace `team`: a
+    timeout's log line names it."""
+    named = _workspace.set(team)
+    try:
+        yield
+    finally:
+        _workspace.reset(named)
+
+
+def workspace_of_calls(default: str | None) -> str:
+    """The workspace the calls now are for (`calls_for`), else `default` (the one workspace)."""
+    return _workspace.get() or default or "unknown"
+
+
+def _uncounted(method: str) -> None:
+    """The default: nobody counts timeouts."""
+
+
+class TimedClient(AsyncWebClient):
+    """The Web API client whose calls that time out are logged, naming the method, the
+    workspace and the timeout (never the token), and counted. slack_sdk sends every method
+    through `api_call`, Bolt's calls included."""
+
+    def __init__(self, *, seconds: float, on_timeout: Callable[[str], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.seconds = seconds
+        self.on_timeout = on_timeout
+        self.workspace: str | None = None  # one workspace: its id, once auth.test said it
+
+    async def api_call(self, api_method: str, **kwargs: Any) -> AsyncSlackResponse:
+        try:
+            return await super().api_call(api_method, **kwargs)
+        except TimeoutError:
+            log.warning(
+                "Slack %s for workspace %s: no answer within %g s",
+                api_method, workspace_of_calls(self.workspace), self.seconds,
+            )  # fmt: skip
+            self.on_timeout(api_method)
+            raise
+
+
 def build_client(
     token: str | None,
     base_url: str,
@@ -68,9 +119,13 @@ def build_client(
     *,
     backoff: RetryIntervalCalculator = default_interval_calculator,
     rate_limits: bool = True,
-) -> AsyncWebClient:
+    seconds: float = TIMEOUT_SECONDS,
+    on_timeout: Callable[[str], None] = _uncounted,
+) -> TimedClient:
     """A client on the app's connection pool: retries on 5xx and connection errors, and on 429
-    unless `rate_limits` is False (the port's: see `waiting_out_rate_limits`)."""
+    unless `rate_limits` is False (the port's: see `waiting_out_rate_limits`). `seconds` is the
+    timeout `session` carries (slack_sdk applies its own only to a session it makes itself),
+    said when a call runs it out."""
     handlers = [
         AsyncConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
         AsyncServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
@@ -79,11 +134,13 @@ def build_client(
         handlers.append(
             AsyncRateLimitErrorRetryHandler(max_retry_count=3, interval_calculator=backoff)
         )
-    return AsyncWebClient(
+    return TimedClient(
+        seconds=seconds,
+        on_timeout=on_timeout,
         token=token,
         base_url=base_url,
         session=session,
-        timeout=TIMEOUT_SECONDS,
+        timeout=math.ceil(seconds),  # for a session slack_sdk would make: ours carries it
         retry_handlers=list(handlers),
     )
 
@@ -149,16 +206,17 @@ async def with_token(
 ) -> Any:
     """`call(token=token, **args)`; if Slack rejects that workspace token, once more with the
     one the database holds now (a re-installation another replica stored), if there is one."""
-    try:
-        return await call(token=token, **args)
-    except SlackApiError as exc:
-        if token is None or rejected is None or error_code(exc) not in REJECTED:
-            raise
+    with calls_for(team):
         try:
-            fresh = await rejected(team, token)
-        except Exception:  # the database did not answer: the rejection stands
-            raise exc from None
-        if fresh is None:
-            raise
-        log.info("workspace %s: its token was rejected; using the one stored now", team)
-        return await call(token=fresh, **args)
+            return await call(token=token, **args)
+        except SlackApiError as exc:
+            if token is None or rejected is None or error_code(exc) not in REJECTED:
+                raise
+            try:
+                fresh = await rejected(team, token)
+            except Exception:  # the database did not answer: the rejection stands
+                raise exc from None
+            if fresh is None:
+                raise
+            log.info("workspace %s: its token was rejected; using the one stored now", team)
+            return await call(token=fresh, **args)
