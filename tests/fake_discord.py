@@ -34,6 +34,7 @@ from referencing.jsonschema import DRAFT202012
 
 from adapters.discord.surface import DiscordSurface, surface_from_env
 from adapters.runtime import Runtime
+from adapters.timeouts import Timeouts
 from bot import presenter
 from bot.bank import Bank
 from bot.clock import FakeClock
@@ -1090,10 +1091,18 @@ class BotFactory:
         self.fake, self.bank, self.clock, self.db_path = fake, bank, clock, db_path
         self.running: list[RunningBot] = []
 
-    async def start(self, env: dict[str, str] | None = None, *, synced: bool = True) -> RunningBot:
+    async def start(
+        self,
+        env: dict[str, str] | None = None,
+        *,
+        synced: bool = True,
+        timeouts: Timeouts | None = None,
+    ) -> RunningBot:
         """A started bot; with `synced`, once its command registration has settled too (it runs
         beside the connection), so a test reads what it did."""
-        runtime = await Runtime.open(self.db_path, self.bank, self.clock, random.Random(7))
+        runtime = await Runtime.open(
+            self.db_path, self.bank, self.clock, random.Random(7), timeouts=timeouts
+        )
         surface = surface_from_env(env or self.fake.env, runtime)
         assert surface is not None
         try:

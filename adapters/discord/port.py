@@ -3,14 +3,22 @@ send review reminders as direct messages.
 
 A message reference is "channel_id:message_id", so the scheduler can reveal a question posted
 by an earlier process. Every send uses AllowedMentions.none() (also the client default).
+
+discord.py gives a request no timeout of its own (aiohttp's default is 300 s), so each of the
+port's calls has one (ZEROQUIZ_DISCORD_TIMEOUT): a call Discord does not answer in time is
+logged, counted (`on_timeout`) and reported as passing, to be tried again later (a post with
+the same nonce, which Discord answers with the message if the first try did reach it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 import discord
 
@@ -28,6 +36,8 @@ EDIT_MAX_AGE = timedelta(hours=1)
 OLD_MESSAGE_EDITS_CAPPED = 30046  # Discord's error code for too many edits of old messages
 NO_MENTIONS = discord.AllowedMentions.none()
 MAX_NONCE = 25
+TIMEOUT_SECONDS = 15.0
+T = TypeVar("T")
 
 
 def parse_ref(ref: str) -> tuple[int, int]:
@@ -67,9 +77,31 @@ class DiscordPort:
     platform = PLATFORM
     live_update_max_age: timedelta | None = EDIT_MAX_AGE
 
-    def __init__(self, client: discord.Client, clock: Clock) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        clock: Clock,
+        *,
+        seconds: float = TIMEOUT_SECONDS,
+        on_timeout: Callable[[str], None] | None = None,
+    ) -> None:
         self.client = client
         self.clock = clock
+        self.seconds = seconds
+        self.on_timeout = on_timeout
+
+    async def _timed(self, call: str, server: str, work: Awaitable[T]) -> T:
+        """`work` within the timeout; past it, one line and a count, and TimeoutError."""
+        try:
+            async with asyncio.timeout(self.seconds):
+                return await work
+        except TimeoutError:
+            log.warning(
+                "Discord %s in server %s: no answer within %g s", call, server, self.seconds
+            )
+            if self.on_timeout is not None:
+                self.on_timeout(call)
+            raise
 
     def _channel(
         self, channel: ChannelRef, channel_id: int | None = None
@@ -98,11 +130,15 @@ class DiscordPort:
         # Without a key discord.py picks a random nonce; with one, Discord drops a repeat.
         nonce = nonce_for(dedupe_key) if dedupe_key else secrets.randbits(63)
         try:
-            message = await self._channel(channel).send(
-                embed=question_embed(view),
-                view=answer_buttons(view),
-                allowed_mentions=NO_MENTIONS,
-                nonce=nonce,
+            message = await self._timed(
+                "send_message",
+                channel.team,
+                self._channel(channel).send(
+                    embed=question_embed(view),
+                    view=answer_buttons(view),
+                    allowed_mentions=NO_MENTIONS,
+                    nonce=nonce,
+                ),
             )
         except Exception as exc:
             raise delivery_error(exc) from exc
@@ -113,7 +149,11 @@ class DiscordPort:
         channel_id, message_id = parse_ref(ref)
         message = self._channel(channel, channel_id).get_partial_message(message_id)
         try:
-            await message.edit(embed=question_embed(view), allowed_mentions=NO_MENTIONS)
+            await self._timed(
+                "edit_message",
+                channel.team,
+                message.edit(embed=question_embed(view), allowed_mentions=NO_MENTIONS),
+            )
         except Exception as exc:
             raise delivery_error(exc) from exc
 
@@ -125,8 +165,12 @@ class DiscordPort:
             channel_id, message_id = parse_ref(ref)
             target = self._channel(channel, channel_id)
             try:
-                await target.get_partial_message(message_id).edit(
-                    embed=embed, view=None, allowed_mentions=NO_MENTIONS
+                await self._timed(
+                    "edit_message",
+                    channel.team,
+                    target.get_partial_message(message_id).edit(
+                        embed=embed, view=None, allowed_mentions=NO_MENTIONS
+                    ),
                 )
                 return
             except Exception as exc:  # a cut connection too: discord.py lets it through
@@ -134,7 +178,11 @@ class DiscordPort:
                     raise delivery_error(exc) from exc
                 log.info("question message %s not editable (%s); posting the reveal", ref, exc)
         try:
-            await self._channel(channel).send(embed=embed, allowed_mentions=NO_MENTIONS)
+            await self._timed(
+                "send_message",
+                channel.team,
+                self._channel(channel).send(embed=embed, allowed_mentions=NO_MENTIONS),
+            )
         except Exception as exc:
             raise delivery_error(exc) from exc
 
@@ -143,10 +191,11 @@ class DiscordPort:
         self._require_ready()
         channel_id, message_id = parse_ref(ref)
         try:
-            await (
-                self._channel(channel, channel_id)
-                .get_partial_message(message_id)
-                .edit(embed=reveal_embed(view), view=None, allowed_mentions=NO_MENTIONS)
+            stray = self._channel(channel, channel_id).get_partial_message(message_id)
+            await self._timed(
+                "edit_message",
+                channel.team,
+                stray.edit(embed=reveal_embed(view), view=None, allowed_mentions=NO_MENTIONS),
             )
         except discord.NotFound:
             log.info("copy %s is gone already", ref)
@@ -169,12 +218,18 @@ class DiscordPort:
         gets the first message back instead of a second one."""
         self._require_ready()
         try:
-            channel = await self.client.create_dm(discord.Object(id=int(user.user)))
-            message = await channel.send(
-                embed=reminder_embed(view),
-                view=reminder_buttons(view),
-                allowed_mentions=NO_MENTIONS,
-                nonce=nonce_for(dedupe_key),
+            channel = await self._timed(
+                "create_dm", user.team, self.client.create_dm(discord.Object(id=int(user.user)))
+            )
+            message = await self._timed(
+                "send_message",
+                user.team,
+                channel.send(
+                    embed=reminder_embed(view),
+                    view=reminder_buttons(view),
+                    allowed_mentions=NO_MENTIONS,
+                    nonce=nonce_for(dedupe_key),
+                ),
             )
         except Exception as exc:
             raise delivery_error(exc) from exc
@@ -183,8 +238,10 @@ class DiscordPort:
     async def post_notice(self, channel: ChannelRef, view: NoticeView) -> None:
         self._require_ready()
         try:
-            await self._channel(channel).send(
-                embed=notice_embed(view), allowed_mentions=NO_MENTIONS
+            await self._timed(
+                "send_message",
+                channel.team,
+                self._channel(channel).send(embed=notice_embed(view), allowed_mentions=NO_MENTIONS),
             )
         except Exception as exc:
             raise delivery_error(exc) from exc

@@ -56,7 +56,13 @@ class DiscordSurface:
             connector=config.connector(),
         )
         self.lease.on_lost = self.client.close
-        self.port = DiscordPort(self.client, runtime.clock)
+        metrics = runtime.metrics
+        self.port = DiscordPort(
+            self.client,
+            runtime.clock,
+            seconds=runtime.timeouts.discord,
+            on_timeout=lambda call: metrics.count_timeout("discord", call),
+        )
         runtime.add_port(self.port, _rate_limited)
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
