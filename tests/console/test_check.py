@@ -64,7 +64,9 @@ def setting(out: str, name: str) -> str:
 
 
 def test_a_good_configuration_says_what_and_where_from_and_exits_0(tmp_path: Path) -> None:
-    env = env_with(tmp_path, ZEROQUIZ_HTTP_PORT="3100", DISCORD_TOKEN=DISCORD)
+    env = env_with(
+        tmp_path, ZEROQUIZ_HTTP_PORT="3100", DISCORD_TOKEN=DISCORD, ZEROQUIZ_SLACK_TIMEOUT="7.5"
+    )
     result = check(tmp_path, env, "--host", "0.0.0.0")
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -74,6 +76,8 @@ def test_a_good_configuration_says_what_and_where_from_and_exits_0(tmp_path: Pat
     assert setting(out, "http host") == "0.0.0.0 (--host)"
     assert setting(out, "http port") == "3100 (ZEROQUIZ_HTTP_PORT)"
     assert setting(out, "metrics") == "off (default)"
+    assert setting(out, "slack timeout") == "7.5 s (ZEROQUIZ_SLACK_TIMEOUT)"
+    assert setting(out, "database statement timeout") == "30 s (default)"
     assert setting(out, "SLACK_BOT_TOKEN") == "set"
     assert setting(out, "SLACK_SIGNING_SECRET") == "not set"
     assert setting(out, "DISCORD_TOKEN") == "set"
@@ -131,6 +135,7 @@ REFUSALS: dict[str, tuple[dict[str, Change], int]] = {
     "metrics port": ({"ZEROQUIZ_METRICS_PORT": "99999"}, EX_CONFIG),
     "log format": ({"ZEROQUIZ_LOG_FORMAT": "xml"}, EX_CONFIG),
     "command limit": ({"ZEROQUIZ_LIMIT_PERSON_PER_MINUTE": "plenty"}, EX_CONFIG),
+    "timeout": ({"ZEROQUIZ_DB_STATEMENT_TIMEOUT": "0"}, EX_CONFIG),
     "shards": ({"DISCORD_TOKEN": DISCORD, "DISCORD_SHARD_IDS": "0"}, EX_CONFIG),
     "no bundled, no files": ({"ZEROQUIZ_NO_BUNDLED": "1"}, EX_CONFIG),
     "bad question file": ({"ZEROQUIZ_QUESTIONS": _bad_questions}, EX_CONFIG),
