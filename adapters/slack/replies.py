@@ -55,13 +55,13 @@ class Replies:
         session: aiohttp.ClientSession,
         clock: Clock,
         *,
-        seconds: float | None = None,
+        seconds: float,
         on_timeout: Callable[[], None] = _uncounted,
         workspace: str | None = None,
     ) -> None:
         self._session = session
         self._clock = clock
-        self._seconds = session.timeout.total if seconds is None else seconds
+        self._seconds = seconds  # the timeout `session` carries, said when a post runs it out
         self._on_timeout = on_timeout
         self._workspace = workspace  # one workspace's id: named when no request says which
         self._waiting: set[asyncio.Task[None]] = set()
