@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.storage.engine import DB_TIMEOUTS, DbTimeouts
+from bot.storage import DbTimeouts
 
 LOWEST, HIGHEST = 0.1, 3600.0
 # Variable -> (the name `zeroquiz check` shows, its default).
 VARIABLES = {
     "ZEROQUIZ_SLACK_TIMEOUT": ("slack timeout", 15.0),
     "ZEROQUIZ_DISCORD_TIMEOUT": ("discord timeout", 15.0),
-    "ZEROQUIZ_DB_CONNECT_TIMEOUT": ("database connect timeout", DB_TIMEOUTS.connect),
-    "ZEROQUIZ_DB_STATEMENT_TIMEOUT": ("database statement timeout", DB_TIMEOUTS.statement),
+    "ZEROQUIZ_DB_CONNECT_TIMEOUT": ("database connect timeout", DbTimeouts.connect),
+    "ZEROQUIZ_DB_STATEMENT_TIMEOUT": ("database statement timeout", DbTimeouts.statement),
 }
 
 
@@ -30,7 +30,7 @@ class Timeouts:
 
     slack: float = VARIABLES["ZEROQUIZ_SLACK_TIMEOUT"][1]
     discord: float = VARIABLES["ZEROQUIZ_DISCORD_TIMEOUT"][1]
-    db: DbTimeouts = field(default=DB_TIMEOUTS)
+    db: DbTimeouts = field(default_factory=DbTimeouts)
 
 
 def timeouts_from_env(env: Mapping[str, str]) -> Timeouts:
