@@ -65,6 +65,7 @@ class Options:
     held_window: float = 25.0
     kill: bool = True
     kill_at: float | None = None  # seconds after M; None: at A's first post
+    victim: str = "a"  # the replica killed ("": whichever sends the first post of the minute)
     restart_after: float | None = None  # seconds after the kill
     wait: float = 200.0  # seconds after M to wait for every post
     lead: float | None = None  # seconds from the end of installs to M (None: estimated)
@@ -79,7 +80,8 @@ class Result:
     refused: dict[str, int]
     killed_at: float | None = None
     restarted_at: float | None = None
-    unsent: list[tuple[str, str]] = field(default_factory=list)  # A's claims left at the kill
+    victim: str = ""  # the replica killed
+    unsent: list[tuple[str, str]] = field(default_factory=list)  # its claims left at the kill
     setup: str = ""
 
     def firsts(self) -> dict[tuple[str, str], Post]:
@@ -168,7 +170,7 @@ async def run(opts: Options, server: PgServer, say: Callable[[str], None] = prin
     fake.add_user(ADMIN, "Grace Hopper", admin=True)
     await fake.start()
     limits = SlackLimits(
-        fake, team_budget=opts.team_budget, held=teams(opts.workspaces)[0],
+        fake, team_budget=opts.team_budget, held=teams(opts.workspaces)[0], victim=opts.victim,
         held_budget=opts.held_budget, held_window=opts.held_window,
     )  # fmt: skip
     fake.delay = opts.delay
@@ -273,22 +275,25 @@ async def _kill(
     serves: dict[str, Serve],
     result: Result,
 ) -> None:
-    """SIGKILL A just before its post (or at M + kill_at); read its unsent claims; restart it."""
+    """SIGKILL the victim just before its post (or at M + kill_at); read its unsent claims;
+    restart it."""
     if not opts.kill:
         return
     if opts.kill_at is not None:
         await asyncio.sleep(max(0.0, result.minute + opts.kill_at - time.time()))
+        limits.victim = limits.victim or "a"
         limits.doom()
     await limits.triggered.wait()
-    assert await serves["a"].kill() == -signal.SIGKILL
+    victim = result.victim = limits.victim
+    assert await serves[victim].kill() == -signal.SIGKILL
     result.killed_at = time.time()
     limits.dead.set()
-    result.unsent = await unsent_claims(url, "a/")
+    result.unsent = await unsent_claims(url, victim + "/")
     if opts.restart_after is not None:
         await asyncio.sleep(opts.restart_after)
         limits.revive()
-        serves["a"] = await Serve.start(url, envs["a"])
-        await serves["a"].http_url()
+        serves[victim] = await Serve.start(url, envs[victim])
+        await serves[victim].http_url()
         result.restarted_at = time.time()
 
 
@@ -317,7 +322,7 @@ def pct(values: list[float], p: float) -> float:
 def report(opts: Options, r: Result) -> list[str]:
     first = r.firsts()
     delays = [p.at - r.minute for p in first.values()]
-    last = max(delays, default=0.0)
+    last, p90 = max(delays, default=0.0), pct(delays, 90)
     by = {name: sum(p.replica == name for p in first.values()) for name in ("a", "b")}
     lines = [
         f"posted {len(first)}/{r.expected}, duplicates {r.duplicates} "
@@ -325,16 +330,17 @@ def report(opts: Options, r: Result) -> list[str]:
         "delay from the minute: "
         + ", ".join(f"p{p} {pct(delays, p):.1f} s" for p in (50, 90, 99))
         + f", max {last:.1f} s",
-        f"posts/s: {len(first) / last if last > 0 else 0:.1f} (from M to the last post); "
+        f"posts/s: {len(first) / last if last > 0 else 0:.1f} from M to the last post, "
+        f"{0.9 * len(first) / p90 if p90 > 0 else 0:.1f} from M to p90; "
         f"by M+60 s: {sum(d <= 60 for d in delays)}/{r.expected}",
         f"429s given: {sum(r.refused.values())} "
         f"({', '.join(f'{k} {v}' for k, v in sorted(r.refused.items())) or 'none'})",
     ]
     if opts.kill and r.killed_at is None:
-        lines.append("A was not killed: it sent no post in the minute")
+        lines.append("nobody was killed: the victim sent no post in the minute")
     if r.killed_at is not None:
         lines.append(
-            f"A SIGKILLed at M+{r.killed_at - r.minute:.1f} s"
+            f"{r.victim.upper()} SIGKILLed at M+{r.killed_at - r.minute:.1f} s"
             + (f", restarted at M+{r.restarted_at - r.minute:.1f} s" if r.restarted_at else "")
             + f"; its claimed-but-unsent channels: {len(r.unsent)}"
         )

@@ -44,7 +44,7 @@ class SlackLimits:
     held: str = ""  # the workspace held to its budget
     held_budget: int = 1
     held_window: float = 25.0
-    victim: str = "a"  # the replica killed just before a post
+    victim: str = "a"  # the replica killed just before a post ("": whichever posts first)
     kill_from: float | None = None  # epoch: its first post from then on triggers the kill
     ports: dict[int, str] = field(default_factory=dict)  # local port -> replica
     posts: list[Post] = field(default_factory=list)
@@ -89,13 +89,14 @@ class SlackLimits:
         now = time.time()
         if (
             call.method == POST
-            and replica == self.victim
+            and replica == (self.victim or replica)
             and self.kill_from is not None
             and now >= self.kill_from
         ):
             self.kill_from = None
+            self.victim = replica
             self.doom()
-        if replica is not None and replica == self.doomed:
+        if replica == self.doomed:
             if call.method == POST:
                 self.lost.append((now, call.team, str(call.args.get("channel"))))
             await self.dead.wait()  # the answer goes nowhere: the process is gone
