@@ -107,27 +107,28 @@ def channels(team: str, schedules: int) -> list[str]:
 
 # -- set-up through the front door ---------------------------------------------------------------
 async def install(http: aiohttp.ClientSession, fake: FakeSlack, base: str, team: str) -> None:
-    """The "Add to Slack" round trip for `team`, waiting out the install pages' 429s."""
+    """The "Add to Slack" round trip for `team`, each step waiting out the install gate's 429s
+    (a refused redirect never reached Slack: its code and state are still good)."""
     while True:
         async with http.get(base + "/slack/install") as page:
-            if page.status == 429:
-                await asyncio.sleep(0.1)
-                continue
             text = await page.text()
-            assert page.status == 200, text
-            cookie = page.headers["Set-Cookie"].split(";", 1)[0]
-        state = re.search(r"state=([A-Za-z0-9_\-]+)", text)
-        assert state is not None, text
-        params = {"code": fake.approve(team), "state": state.group(1)}
+            if page.status != 429:
+                assert page.status == 200, text
+                cookie = page.headers["Set-Cookie"].split(";", 1)[0]
+                break
+        await asyncio.sleep(0.1)
+    state = re.search(r"state=([A-Za-z0-9_\-]+)", text)
+    assert state is not None, text
+    params = {"code": fake.approve(team), "state": state.group(1)}
+    while True:
         async with http.get(
             base + "/slack/oauth_redirect", params=params, headers={"Cookie": cookie}
         ) as done:
             await done.read()
-            if done.status == 429:  # the code is spent only when Slack is asked: start over
-                await asyncio.sleep(0.1)
-                continue
-            assert done.status == 200, done.status
-            return
+            if done.status != 429:
+                assert done.status == 200, done.status
+                return
+        await asyncio.sleep(0.1)
 
 
 async def command(
