@@ -16,7 +16,7 @@ import re
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,6 +97,9 @@ class FakeSlack:
     # Codes of org-wide Enterprise Grid installs (code -> enterprise), and tokens Slack revoked.
     org_codes: dict[str, str] = field(default_factory=dict)
     revoked: set[str] = field(default_factory=set)
+    # Asked about each Web API call as it arrives (before `delay`): an answer to give instead
+    # after the delay (a rate limit's 429), or None to go on. Benchmarks' limits live there.
+    before: Callable[[Call, web.Request], Awaitable[web.Response | None]] | None = None
     base: str = ""
     _runner: web.AppRunner | None = None
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -113,6 +116,15 @@ class FakeSlack:
         await site.start()
         host, port = self._runner.addresses[0][:2]
         self.base = f"http://{host}:{port}"
+
+    async def listen(self) -> str:
+        """One more address of this fake's Web API (its api_url), so calls from apps pointed at
+        different addresses can be told apart (by the local port of the request)."""
+        assert self._runner is not None
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[-1][:2]
+        return f"http://{host}:{port}/api"
 
     async def stop(self) -> None:
         for ws in self.sockets:
@@ -166,9 +178,14 @@ class FakeSlack:
             args.update(json.loads(raw) if is_json else dict(parse_qsl(raw)))
         if isinstance(args.get("blocks"), str):
             args["blocks"] = json.loads(args["blocks"])
-        self.calls.append(Call(method, args))
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        call = Call(method, args, self.tokens.get(token, ""))  # calls[-1] may be another's later
+        self.calls.append(call)
+        instead = await self.before(call, request) if self.before is not None else None
         if self.delay:
             await asyncio.sleep(self.delay)
+        if instead is not None:  # not truth: a response is a mapping, empty here
+            return instead
         if self.server_errors[method]:
             status = self.server_errors[method].pop(0)
             return web.Response(status=status, text="upstream trouble")  # not Slack's JSON
@@ -183,7 +200,6 @@ class FakeSlack:
             )
         if method == "oauth.v2.access":
             return web.json_response(self._oauth_access(request, args))
-        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
         if method == "apps.connections.open":
             if token != APP_TOKEN:
                 return web.json_response({"ok": False, "error": "invalid_auth"})
@@ -191,14 +207,12 @@ class FakeSlack:
             return web.json_response({"ok": False, "error": "token_revoked"})
         elif token not in self.tokens:
             return web.json_response({"ok": False, "error": "invalid_auth"})
-        else:
-            self.calls[-1].team = self.tokens[token]
         if method == "apps.uninstall":
             self.revoke(token)
             return web.json_response({"ok": True})
         if self.errors[method]:
             return web.json_response({"ok": False, "error": self.errors[method].pop(0)})
-        answer = self._answer(method, args)
+        answer = self._answer(method, args, call.team)
         if self.late.get(method):
             await asyncio.sleep(self.late[method])  # done; the answer is on its way
         if self.holds[method] > 0:
@@ -206,15 +220,19 @@ class FakeSlack:
             await self.released.wait()
         return web.json_response(answer)
 
-    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, method: str, args: dict[str, Any], team: str) -> dict[str, Any]:
         if method == "auth.test":
-            team = self.calls[-1].team or TEAM
-            return {"ok": True, "team_id": team, "user_id": "UBOT", "bot_id": "BBOT", "team": "ZQ"}
+            return {
+                "ok": True,
+                "team_id": team or TEAM,
+                "user_id": "UBOT",
+                "bot_id": "BBOT",
+                "team": "ZQ",
+            }
         if method == "apps.connections.open":
             return {"ok": True, "url": self.base.replace("http", "ws", 1) + "/link"}
         if method == "users.info":
             user = self.users.get(str(args.get("user")))
-            team = self.calls[-1].team
             if user and team in self.admins_in:
                 user = user | {"team_id": team, "is_admin": user["id"] in self.admins_in[team]}
             return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
@@ -230,7 +248,7 @@ class FakeSlack:
             if not args.get("channel") or not args.get("user"):
                 return {"ok": False, "error": "invalid_arguments"}
             shown = {k: args.get(k) for k in ("channel", "user", "text", "blocks")}
-            self.ephemerals.append(shown | {"team": self.calls[-1].team})
+            self.ephemerals.append(shown | {"team": team})
             return {"ok": True, "message_ts": self._new_ts()}
         if method in ("chat.postMessage", "chat.update"):
             problems = block_problems(args.get("blocks") or [])
