@@ -21,6 +21,7 @@ from bot.app import build_core
 from bot.bank import Bank
 from bot.clock import Clock
 from bot.daily.service import DailySchedules
+from bot.fanout import Fanout
 from bot.limits import Limits
 from bot.liveness import Heartbeat
 from bot.ports import ChatPort
@@ -60,6 +61,7 @@ class Runtime:
     daily: DailySchedules
     clock: Clock
     heartbeat: Heartbeat
+    fanout: Fanout
     metrics: Metrics = field(default_factory=Metrics)
     timeouts: Timeouts = field(default_factory=Timeouts)  # for the surfaces' outbound calls
     health: Health = field(init=False)
@@ -116,6 +118,7 @@ class Runtime:
             daily=core.daily,
             clock=clock,
             heartbeat=core.heartbeat,
+            fanout=core.fanout,
             metrics=metrics,
             timeouts=timeouts,
         )
@@ -130,6 +133,7 @@ class Runtime:
 
     async def close(self) -> None:
         await self.scheduler.stop()
+        await self.fanout.close()
         await self.heartbeat.stop()
         await self.tally.stop()
         await self.store.close()

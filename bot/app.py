@@ -23,6 +23,7 @@ from bot.controls.service import Controls
 from bot.daily.service import GRACE, DailySchedules
 from bot.delivery import Delivery
 from bot.drills import Drills
+from bot.fanout import Fanout
 from bot.insights import Insights
 from bot.library import Library
 from bot.limits import Limiter, Limits
@@ -51,6 +52,7 @@ class Core:
     daily: DailySchedules | None
     tally: LiveTally | None
     heartbeat: Heartbeat  # this replica's "still here" for the others' take-overs, once started
+    fanout: Fanout  # the scheduled sends in flight: closed when the process stops
 
 
 def build_core(
@@ -87,6 +89,7 @@ def build_core(
     )  # fmt: skip
     runs = Runs(store, bank, clock, rounds, delivery, limiter=limiter)
     reveals = Reveals(store, library, clock, rounds, delivery, holder=holder)
+    fanout = Fanout(clock)  # one gate for every scheduled send of the process
     schedules = (
         DailySchedules(
             store,
@@ -98,12 +101,15 @@ def build_core(
             rng=rng,
             limiter=limiter,
             holder=holder,
+            fanout=fanout,
         )
         if daily
         else None
     )
     reviews = Reviews(store, library, clock)
-    reminders = Reminders(store, clock, delivery, reviews, limiter, grace=grace, holder=holder)
+    reminders = Reminders(
+        store, clock, delivery, reviews, limiter, grace=grace, holder=holder, fanout=fanout
+    )
     quiz = Quiz(
         store=store, bank=bank, clock=clock, delivery=delivery, library=library, rounds=rounds,
         runs=runs, reveals=reveals, reviews=reviews, drills=Drills(store, library, clock),
@@ -120,7 +126,7 @@ def build_core(
     tally = None
     if live_counts is not None:
         tally = LiveTally(store, clock, rounds, delivery, interval=live_counts)
-    return Core(quiz, scheduler, schedules, tally, Heartbeat(store, clock, holder))
+    return Core(quiz, scheduler, schedules, tally, Heartbeat(store, clock, holder), fanout)
 
 
 class QuizOptions(TypedDict, total=False):

@@ -21,7 +21,7 @@ from bot.clock import Clock
 from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date
 from bot.delivery import Delivery
-from bot.fanout import Job, side_by_side
+from bot.fanout import Fanout, Send
 from bot.i18n import t
 from bot.limits import Limiter
 from bot.liveness import silent_since, wake_for
@@ -49,6 +49,7 @@ class Reminders:
         *,
         grace: timedelta = GRACE,
         holder: str = "",
+        fanout: Fanout | None = None,
     ) -> None:
         """`holder` names this replica in its claims (stable across restarts: see
         bot/app.py), so a restarted replica takes back its own unfinished sends at once."""
@@ -61,6 +62,7 @@ class Reminders:
         self._own = f"{holder}/" if holder else ""
         self._holder = holder
         self._started = clock.now()
+        self._fanout = fanout or Fanout(clock)  # the process's one, from bot/app.py
 
     # -- the command ------------------------------------------------------------------------------
     async def command(self, user: UserRef, words: tuple[str, ...], lang: Lang) -> NoticeView:
@@ -135,18 +137,21 @@ class Reminders:
         if only is not None:
             reminders = [r for r in reminders if _same(r.user, only)]
         done = await self._store.reminders.days_done([r.id for r in reminders], self._since())
-        jobs: list[tuple[str, Job]] = []
+        sends: list[Send] = []
         for reminder in reminders:
             today = local_date(now, reminder.tz)
             for day in (today - timedelta(days=1), today):
                 if day.weekday() in reminder.days and (reminder.id, day) not in done:
-                    jobs.append((_team(reminder), partial(self._maybe_send, reminder, day, now)))
+                    job = partial(self._maybe_send, reminder, day, now)
+                    sends.append((_team(reminder), ("send", reminder.id, day), job))
         by_id = {r.id: r for r in reminders}
         for claim in await self._stale():
             if claim.reminder_id in by_id:
                 reminder = by_id[claim.reminder_id]
-                jobs.append((_team(reminder), partial(self._take_over, reminder, claim)))
-        await side_by_side(jobs)  # each team in turn, a few at once (bot/fanout.py)
+                job = partial(self._take_over, reminder, claim)
+                sends.append((_team(reminder), ("take", reminder.id, claim.day), job))
+        # Each team in turn, a few at once; what takes longer goes on (bot/fanout.py).
+        await self._fanout.run(sends)
 
     async def _stale(self) -> list[ReminderClaim]:
         """Claims whose holder died: any after the lease or once its holder went silent

@@ -25,7 +25,7 @@ from bot.daily import adaptive
 from bot.daily import spec as specs
 from bot.daily.timing import due_at, local_date, occurrences
 from bot.delivery import Delivery
-from bot.fanout import Job, side_by_side
+from bot.fanout import Fanout, Send
 from bot.i18n import t
 from bot.limits import Limiter
 from bot.liveness import silent_since, wake_for
@@ -57,8 +57,10 @@ class DailySchedules:
     # Names this replica in its claims (stable across restarts, bot/app.py): a restarted
     # replica takes back its own unfinished posts at once, another one after LEASE.
     holder: str = field(default="", kw_only=True)
+    fanout: Fanout | None = field(default=None, kw_only=True)  # the process's one (bot/app.py)
 
     def __post_init__(self) -> None:
+        self._fanout = self.fanout or Fanout(self.clock)
         self._own = f"{self.holder}/" if self.holder else ""
         self._started = self.clock.now()
 
@@ -218,25 +220,21 @@ class DailySchedules:
         now = self.clock.now()
         schedules = await self._served_schedules()
         stale = await self._stale()
-        jobs: list[tuple[str, Job]] = []
+        sends: list[Send] = []
         for schedule in schedules:
             today = local_date(now, schedule.tz)
             for day in (today - timedelta(days=1), today):
                 if day.weekday() in schedule.days:
-                    jobs.append(
-                        (_workspace(schedule), partial(self._maybe_post, schedule, day, now))
-                    )
+                    job = partial(self._maybe_post, schedule, day, now)
+                    sends.append((_workspace(schedule), ("post", schedule.id, day), job))
         by_id = {s.id: s for s in schedules}
         for claim in stale:
             if claim.schedule_id in by_id:
                 schedule = by_id[claim.schedule_id]
-                jobs.append(
-                    (
-                        _workspace(schedule),
-                        partial(self._take_over, schedule, claim.day, claim.token),
-                    )
-                )
-        await side_by_side(jobs)  # each workspace in turn, a few at once (bot/fanout.py)
+                job = partial(self._take_over, schedule, claim.day, claim.token)
+                sends.append((_workspace(schedule), ("take", schedule.id, claim.day), job))
+        # Each workspace in turn, a few at once; what takes longer goes on (bot/fanout.py).
+        await self._fanout.run(sends)
 
     async def _maybe_post(self, schedule: ScheduleRecord, day: date, now: datetime) -> None:
         due = due_at(day, schedule.at, schedule.tz)
