@@ -117,7 +117,7 @@ def build_core(
         controls=Controls(store, clock, default_window=default_window),
         insights=Insights(store, bank, clock), results=Results(store, library, clock),
         reports=Reports(store, library, clock), reminders=reminders, limiter=limiter,
-        daily=schedules,
+        fanout=fanout, daily=schedules,
     )  # fmt: skip
     # Daily questions and review reminders are sent where chat platforms are served.
     sources = (quiz, schedules, reminders) if schedules is not None else (quiz,)

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 IN_FLIGHT = 16  # sends at once per process; Slack answers a post in ~150 ms: ~100 a second
 SETTLE = timedelta(seconds=5)  # what a pass waits for its sends at most
 
-Job = Callable[[], Awaitable[None]]
+Job = Callable[[], Awaitable[object]]  # what it returns is dropped
 Send = tuple[str, Hashable, Job]  # (workspace, key, job)
 
 # The gate whose slot the current task's send holds, if any (see outside_the_gate).

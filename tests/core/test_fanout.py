@@ -22,7 +22,7 @@ from bot.commands import Context, dispatch, parse_text
 from bot.fanout import SETTLE, Fanout, outside_the_gate
 from bot.model import ChannelRef, UserRef
 from bot.storage import Store
-from bot.views import NoticeView, QuestionView
+from bot.views import NoticeView, QuestionView, RevealView
 
 
 async def test_bounded_one_per_workspace_in_turns_and_a_failure_stays_its_own(
@@ -177,4 +177,38 @@ async def test_one_hanging_workspace_does_not_hold_the_others_daily_questions(
     await clock.advance(SETTLE.total_seconds())
     await passing  # the pass is over after SETTLE; T1's posts go on without it
     assert len(port.posted) == 4
+    await core.fanout.close()
+
+
+class OneRevealHangs(RecordingPort):
+    """Team T1's reveals never answer; the others' do."""
+
+    async def post_reveal(self, channel: ChannelRef, ref: str | None, view: RevealView) -> None:
+        if channel.team == "T1":
+            await asyncio.Event().wait()
+        await super().post_reveal(channel, ref, view)
+
+
+async def test_rounds_closing_at_one_deadline_are_revealed_side_by_side(
+    db: Store, bank: Bank, clock: FakeClock
+) -> None:
+    """Questions of three workspaces close at the same moment (daily questions opened at 09:00
+    with one window): T1's reveals hang, the other workspaces' are revealed in that pass, and
+    the pass ends after SETTLE."""
+    core = build_core(db, bank, clock, random.Random(1))
+    port = OneRevealHangs()
+    core.quiz.add_port(port)
+    for team in ("T1", "T2", "T3"):
+        for channel in ("C1", "C2"):
+            view = await core.quiz.rounds.start_round(ChannelRef("test", team, channel))
+            assert isinstance(view, QuestionView)
+    await clock.advance(24 * 3600)
+    passing = asyncio.create_task(core.quiz.process_due())
+    for _ in range(500):
+        if len(port.reveals) == 4:
+            break
+        await asyncio.sleep(0.01)  # bounded wait for the database's threads (real I/O, not time)
+    assert len(port.reveals) == 4 and not passing.done()
+    await clock.advance(SETTLE.total_seconds())
+    await passing
     await core.fanout.close()
