@@ -35,6 +35,8 @@ from aiohttp import web
 from aiohttp.http import HttpProcessingError
 from aiohttp.typedefs import Handler
 
+from adapters.timeouts import seconds
+
 if TYPE_CHECKING:
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
@@ -80,16 +82,9 @@ def http_limits(env: Mapping[str, str]) -> HttpLimits:
     beyond what the hard limit allows stops start-up."""
     values: dict[str, float] = {}
     for name, field in _TIMEOUTS.items():
-        raw = env.get(name, "").strip()
-        if not raw:
-            continue
-        try:
-            value = float(raw)
-        except ValueError:
-            value = -1.0
-        if not 0.1 <= value <= 3600:
-            raise ValueError(f"{name} must be a number of seconds from 0.1 to 3600")
-        values[field] = value
+        value = seconds(env, name)
+        if value is not None:
+            values[field] = value
     raw = env.get("ZEROQUIZ_HTTP_MAX_CONNECTIONS", "").strip()
     if raw and (not raw.isdigit() or not 1 <= int(raw) <= 1_000_000):
         raise ValueError("ZEROQUIZ_HTTP_MAX_CONNECTIONS must be a whole number from 1")

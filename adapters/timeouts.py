@@ -33,20 +33,28 @@ class Timeouts:
     db: DbTimeouts = field(default_factory=DbTimeouts)
 
 
+def seconds(env: Mapping[str, str], name: str) -> float | None:
+    """A timeout variable's seconds, None when unset; ValueError names it when it isn't a number
+    from LOWEST to HIGHEST (the HTTP front's timeouts read the same way)."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not LOWEST <= value <= HIGHEST:
+        raise ValueError(f"{name} must be a number of seconds from {LOWEST:g} to {HIGHEST:g}")
+    return value
+
+
 def timeouts_from_env(env: Mapping[str, str]) -> Timeouts:
     """The timeouts the environment sets, the defaults for the rest; ValueError names a bad one."""
     values = {name: default for name, (_, default) in VARIABLES.items()}
     for name in VARIABLES:
-        raw = env.get(name, "").strip()
-        if not raw:
-            continue
-        try:
-            value = float(raw)
-        except ValueError:
-            value = -1.0
-        if not LOWEST <= value <= HIGHEST:
-            raise ValueError(f"{name} must be a number of seconds from {LOWEST:g} to {HIGHEST:g}")
-        values[name] = value
+        value = seconds(env, name)
+        if value is not None:
+            values[name] = value
     return Timeouts(
         slack=values["ZEROQUIZ_SLACK_TIMEOUT"],
         discord=values["ZEROQUIZ_DISCORD_TIMEOUT"],

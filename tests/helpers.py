@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -96,6 +97,23 @@ class RecordingPort:
         self.directs.append((user, view, dedupe_key))
         self.direct_tried.append(tried_since)
         return dedupe_key
+
+
+class HangingPort(RecordingPort):
+    """Accepts the post and never answers: the process dies before recording it."""
+
+    async def post_question(
+        self,
+        channel: ChannelRef,
+        view: QuestionView,
+        *,
+        dedupe_key: str | None = None,
+        tried_since: datetime | None = None,
+    ) -> str | None:
+        self.dedupe_keys.append(dedupe_key)
+        self.tried_since.append(tried_since)
+        await asyncio.Event().wait()
+        return None
 
 
 def round_row(

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import CHANNEL
-from helpers import RecordingPort, right_choice
+from helpers import HangingPort, RecordingPort, right_choice
 from pg_server import on_both_backends
 
 from bot.app import build_core
@@ -21,11 +21,11 @@ from bot.clock import FakeClock
 from bot.commands import Context, dispatch, parse_text
 from bot.daily.service import DailySchedules
 from bot.daily.timing import due_at
-from bot.model import ChannelRef, UserRef
+from bot.model import UserRef
 from bot.quiz import Quiz
 from bot.scheduler import Scheduler
 from bot.storage import Store
-from bot.views import NoticeView, QuestionView
+from bot.views import NoticeView
 
 pytestmark = on_both_backends
 
@@ -224,23 +224,6 @@ async def test_two_instances_on_one_database_post_once(
     finally:
         await a.close()
         await b.close()
-
-
-class HangingPort(RecordingPort):
-    """Accepts the post and never answers: the process dies before recording it."""
-
-    async def post_question(
-        self,
-        channel: ChannelRef,
-        view: QuestionView,
-        *,
-        dedupe_key: str | None = None,
-        tried_since: datetime | None = None,
-    ) -> str | None:
-        self.dedupe_keys.append(dedupe_key)
-        self.tried_since.append(tried_since)
-        await asyncio.Event().wait()
-        return None
 
 
 async def test_claim_left_by_a_crash_is_completed_with_the_same_dedupe_key(

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import CHANNEL
-from helpers import RecordingPort
+from helpers import HangingPort, RecordingPort
 from pg_server import on_both_backends
 
 from bot.app import Core, build_core
@@ -19,9 +19,9 @@ from bot.bank import Bank
 from bot.clock import FakeClock
 from bot.commands import Context, dispatch, parse_text
 from bot.liveness import DEAD_AFTER
-from bot.model import ChannelRef, UserRef
+from bot.model import UserRef
 from bot.storage import Store
-from bot.views import NoticeView, QuestionView
+from bot.views import NoticeView
 
 pytestmark = on_both_backends
 
@@ -32,22 +32,6 @@ NINE = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(datetime(2026, 1, 5, 7, 0, tzinfo=UTC))
-
-
-class HangingPort(RecordingPort):
-    """Takes the post and never answers: the replica is killed before it hears back."""
-
-    async def post_question(
-        self,
-        channel: ChannelRef,
-        view: QuestionView,
-        *,
-        dedupe_key: str | None = None,
-        tried_since: datetime | None = None,
-    ) -> str | None:
-        self.dedupe_keys.append(dedupe_key)
-        await asyncio.Event().wait()
-        return None
 
 
 async def admin_says(core: Core, text: str) -> NoticeView:
