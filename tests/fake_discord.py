@@ -665,7 +665,7 @@ class FakeDiscord:
         if not self._sockets:
             raise AssertionError("the bot is not connected to the fake gateway")
         guild = data.get("guild_id") if event == "INTERACTION_CREATE" else None
-        if not isinstance(guild, str) or not guild.isdigit():
+        if not isinstance(guild, str) or not guild.isdecimal():  # int() takes these only
             await self._dispatch(self._sockets[-1], event, data)
             return
         owners = [ws for ws in self.shard_sockets(int(guild)) if not ws.closed]
