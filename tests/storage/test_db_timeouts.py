@@ -51,7 +51,10 @@ async def test_a_statement_blocked_by_a_lock_ends_at_the_statement_timeout(
 
 
 async def test_a_server_that_never_answers_ends_at_the_connect_timeout() -> None:
+    taken: list[asyncio.StreamWriter] = []
+
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        taken.append(writer)
         await reader.read()  # takes the startup message and answers nothing
 
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
@@ -66,4 +69,6 @@ async def test_a_server_that_never_answers_ends_at_the_connect_timeout() -> None
         assert "hidden-4713" not in str(raised.value)
     finally:
         server.close()
+        for writer in taken:  # since 3.12, wait_closed waits for every connection to end
+            writer.close()
         await server.wait_closed()
