@@ -29,13 +29,22 @@ def silent_since(now: datetime) -> datetime:
     return now - DEAD_AFTER
 
 
-def wake_for(last_beat: datetime | None, now: datetime) -> datetime | None:
-    """When to look again at claims whose holders last beat at `last_beat`: the moment the
-    silent one would count as dead, and no sooner than a beat from now (no busy loop over a
-    claim this replica may not take)."""
-    if last_beat is None:
-        return None
-    return max(last_beat + DEAD_AFTER, now + BEAT)
+def claim_wakes(
+    now: datetime,
+    lease_ends: datetime,
+    stale_here: bool,
+    last_beat: datetime | None,
+) -> list[datetime]:
+    """When to look at unfinished claims again (daily posts, reminder sends): when the oldest
+    one's lease ends; at once if one is stale and this process may take it (its own from before
+    a restart, say); and when another holder, last seen at `last_beat`, would count as dead, no
+    sooner than a beat from now (no busy loop over a claim this replica may not take)."""
+    wakes = [lease_ends]
+    if stale_here:
+        wakes.append(now)
+    if last_beat is not None:
+        wakes.append(max(last_beat + DEAD_AFTER, now + BEAT))
+    return wakes
 
 
 class Heartbeat:

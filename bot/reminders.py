@@ -24,7 +24,7 @@ from bot.delivery import Delivery
 from bot.fanout import Fanout, Send
 from bot.i18n import t
 from bot.limits import Limiter
-from bot.liveness import silent_since, wake_for
+from bot.liveness import claim_wakes, silent_since
 from bot.model import Lang, TeamRef, UserRef
 from bot.reviewing import Reviews
 from bot.storage import Store
@@ -120,14 +120,10 @@ class Reminders:
         candidates = [when for r in reminders if (when := self._next(r, done)) is not None]
         oldest = await self._store.reminders.oldest_claim()
         if oldest is not None:
-            candidates.append(oldest + LEASE)
             served = {r.id for r in reminders}
-            if any(c.reminder_id in served for c in await self._stale()):
-                candidates.append(self._clock.now())  # e.g. this replica's own, from before
+            stale_here = any(c.reminder_id in served for c in await self._stale())
             beat = await self._store.reminders.holders_last_beat(self._holder)
-            silent = wake_for(beat, self._clock.now())
-            if silent is not None:  # another replica holds claims: take them if it goes silent
-                candidates.append(silent)
+            candidates += claim_wakes(self._clock.now(), oldest + LEASE, stale_here, beat)
         return min(candidates, default=None)
 
     async def process_due(self, only: UserRef | None = None) -> None:

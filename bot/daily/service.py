@@ -28,7 +28,7 @@ from bot.delivery import Delivery
 from bot.fanout import Fanout, Send
 from bot.i18n import t
 from bot.limits import Limiter
-from bot.liveness import silent_since, wake_for
+from bot.liveness import claim_wakes, silent_since
 from bot.model import ChannelRef, Lang, TeamRef
 from bot.rounds import Rounds
 from bot.storage import PostingStatus, ScheduleRecord, StaleClaim, Store
@@ -181,15 +181,10 @@ class DailySchedules:
             if when is not None:
                 candidates.append(when)
         if oldest is not None:
-            candidates.append(oldest + LEASE)
             served = {s.id for s in schedules}
-            if any(c.schedule_id in served for c in await self._stale()):
-                candidates.append(self.clock.now())  # e.g. this replica's own, from before
-            silent = wake_for(
-                await self.store.daily.holders_last_beat(self.holder), self.clock.now()
-            )
-            if silent is not None:  # another replica holds claims: take them if it goes silent
-                candidates.append(silent)
+            stale_here = any(c.schedule_id in served for c in await self._stale())
+            beat = await self.store.daily.holders_last_beat(self.holder)
+            candidates += claim_wakes(self.clock.now(), oldest + LEASE, stale_here, beat)
         return min(candidates) if candidates else None
 
     async def _stale(self) -> list[StaleClaim]:

@@ -43,8 +43,3 @@ class ReplicaTable:
         """A clean stop: this replica's claims left unfinished are anyone's at once."""
         async with self._e.transaction() as tx:
             await tx.execute("UPDATE replicas SET seen_at = 0 WHERE holder = $1", holder)
-
-    async def seen(self, holder: str) -> datetime | None:
-        async with self._e.snapshot() as c:
-            found = await c.fetchval("SELECT seen_at FROM replicas WHERE holder = $1", holder)
-        return from_ms(int(found)) if found is not None else None
