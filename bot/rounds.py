@@ -45,6 +45,8 @@ DEFAULT_WINDOW = timedelta(minutes=10)
 # How long a replica's claim to post or reveal a round holds: longer than any post with its
 # retries takes, short enough that a crashed replica's work is taken over within a minute.
 CLAIM_LEASE = timedelta(seconds=60)
+# How long the retry pass leaves a round this process just opened to the path that posts it.
+FIRST_POST_GRACE = timedelta(seconds=60)
 
 
 def post_key(row: RoundRecord) -> str:
@@ -83,6 +85,8 @@ class Rounds:
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._round_cache: dict[int, RoundRecord] = {}
         self._round_loads: dict[int, asyncio.Future[RoundRecord | None]] = {}
+        # Rounds opened here whose first post is still to come (a command posts after its ack).
+        self._first_posts: dict[int, datetime] = {}
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -193,7 +197,7 @@ class Rounds:
             uses = await self.store.rounds.question_use_counts(cid)
             bank = await self.library.for_channel(cid)
             question = choose_question(bank, uses, self.rng, flt)
-            return await self.store.rounds.insert(
+            row = await self.store.rounds.insert(
                 channel_id=cid,
                 question_id=question.id,
                 seed=self.rng.getrandbits(31),
@@ -203,6 +207,9 @@ class Rounds:
                 run_id=run[0] if run else None,
                 run_index=run[1] if run else None,
             )
+            if row is not None:  # marked before the commit makes it visible to the retry pass
+                self._first_posts[row.id] = now
+            return row
 
     async def channel_window(self, channel: ChannelRef) -> timedelta:
         """How long a question opened in the channel stays open: what an admin set there with
@@ -222,6 +229,7 @@ class Rounds:
         view = presenter.question_view(row, question, 0)
         result = Posted("posted")  # unless this call posts it: done meanwhile, or elsewhere
         async with self.message_lock(row.id):  # one post per round at a time, decided inside
+            self._first_posts.pop(row.id, None)  # tried now: from here on retries are the pass's
             current = await self.store.rounds.get(row.id)
             if current is None or current.posted_at is not None or current.closed_at is not None:
                 return view, result  # posted meanwhile (a retry that raced this one), or closed
@@ -375,7 +383,12 @@ class Rounds:
 
     async def post_pending(self, skip: set[int]) -> None:
         """Post again the questions a passing failure or a crash left unposted (with backoff)."""
+        since = self.now() - FIRST_POST_GRACE
+        for round_id, opened in list(self._first_posts.items()):
+            if opened < since:  # its opener never posted it (its transaction rolled back)
+                del self._first_posts[round_id]
         for row in await self.store.rounds.unposted(self.delivery.platforms()):
-            busy = self.message_lock(row.id).locked()  # its first post is under way
+            # Its first post is under way, or still to come from the command that opened it.
+            busy = self.message_lock(row.id).locked() or row.id in self._first_posts
             if row.id not in skip and not busy and self.delivery.may_retry("post", row.id):
                 await self.post_round(row)  # decided and logged by Delivery

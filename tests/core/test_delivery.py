@@ -14,7 +14,7 @@ from helpers import RecordingPort
 from bot.app import build_core
 from bot.bank import Bank
 from bot.clock import FakeClock
-from bot.commands import Command, Context, dispatch
+from bot.commands import Command, Context, accept, dispatch
 from bot.model import UserRef
 from bot.ports import PortNotReady, Refused, Unavailable
 from bot.quiz import Quiz
@@ -75,6 +75,28 @@ async def test_a_passing_failure_leaves_the_round_open_and_it_is_posted_later(
     await clock.advance(600)  # the deadline: revealed as usual
     await sched.caught_up()
     assert [v.round_id for _, v in port.reveals] == [1]
+
+
+async def test_a_retry_pass_between_the_ack_and_the_post_leaves_the_first_post_to_the_command(
+    db: Store, port: RecordingPort, make_quiz: Callable[..., Quiz], clock: FakeClock
+) -> None:
+    """The command is acknowledged once its round is committed, and posts after: a retry pass
+    that runs in between (woken by anything) must not take that first post, or the person is
+    told how the pass's try went instead of their own (CI saw "Question posted." over a 503)."""
+    quiz = make_quiz(db, port)
+
+    async def no() -> bool:
+        return False
+
+    taken = await accept(quiz, Command("question", ()), Context(CHANNEL, ASKER, no))
+    port.fail_posts = [Unavailable("503")]
+    await quiz.process_due()  # the scheduler, between the ack and the post
+    assert port.posted == [] and await rounds(db) == [(1, 0, 0, None, 0)]
+    reply = await taken.finish()
+    assert isinstance(reply, NoticeView) and "isn't answering right now" in reply.text
+    await clock.advance(15)
+    await quiz.process_due()  # now the pass retries it
+    assert [v.round_id for _, v in port.posted] == [1]
 
 
 async def test_a_question_that_never_reached_the_platform_is_never_revealed(
