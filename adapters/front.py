@@ -28,8 +28,7 @@ import resource
 import socket
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from aiohttp import web
 from aiohttp.http import HttpProcessingError
@@ -57,8 +56,7 @@ REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection:
 SWEEP_EVERY = 64
 
 
-@dataclass(frozen=True)
-class HttpLimits:
+class HttpLimits(NamedTuple):
     """What one listener allows; every value has an environment variable (http_limits)."""
 
     max_connections: int = DEFAULT_MAX_CONNECTIONS

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from adapters.insight_text import insights_text
@@ -63,7 +62,7 @@ async def cmd_insights(args: argparse.Namespace) -> int:
         view = await insights.view(team, args.period, args.lang, topic)
         reports = Reports(store, Library(store, bank), SystemClock())  # as serve's insights
         reported = await reports.by_question(team, args.lang)
-        view = replace(view, reported_title=t(args.lang, "insights_reported"), reported=reported)
+        view = view._replace(reported_title=t(args.lang, "insights_reported"), reported=reported)
     finally:
         await store.close()
     print(insights_text(view))

@@ -9,8 +9,8 @@ A flag wins over the environment, which wins over the default.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from adapters.health import metrics_address
 from adapters.runtime import ConfigError
@@ -21,8 +21,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3000
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """One line of `zeroquiz check`: the value as it may be printed, and its source."""
 
     name: str
@@ -30,8 +29,7 @@ class Setting:
     source: str  # "--db", "ZEROQUIZ_DB" (the environment) or "default"
 
 
-@dataclass(frozen=True)
-class ServeSettings:
+class ServeSettings(NamedTuple):
     db: Path | str
     host: str
     port: int

@@ -18,8 +18,8 @@ LOWEST, HIGHEST = 0.1, 3600.0
 VARIABLES = {
     "ZEROQUIZ_SLACK_TIMEOUT": ("slack timeout", 15.0),
     "ZEROQUIZ_DISCORD_TIMEOUT": ("discord timeout", 15.0),
-    "ZEROQUIZ_DB_CONNECT_TIMEOUT": ("database connect timeout", DbTimeouts.connect),
-    "ZEROQUIZ_DB_STATEMENT_TIMEOUT": ("database statement timeout", DbTimeouts.statement),
+    "ZEROQUIZ_DB_CONNECT_TIMEOUT": ("database connect timeout", DbTimeouts().connect),
+    "ZEROQUIZ_DB_STATEMENT_TIMEOUT": ("database statement timeout", DbTimeouts().statement),
 }
 
 

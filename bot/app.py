@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import TypedDict, Unpack
+from typing import NamedTuple, TypedDict, Unpack
 
 from bot import review
 from bot.bank import Bank
@@ -43,8 +42,7 @@ from bot.teampacks import TeamPacks
 from bot.typed_answers import TypedAnswers
 
 
-@dataclass(frozen=True)
-class Core:
+class Core(NamedTuple):
     """What a process runs: the quiz, and the parts a chat surface adds to it."""
 
     quiz: Quiz

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.controls.words import CONFIRM_WORDS, ME_WORDS, person
 from bot.i18n import t
@@ -41,8 +42,7 @@ from bot.views import (
 Reply = NoticeView | LeaderboardView | StatsView | ReviewView | InsightsView
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     name: str
     args: tuple[str, ...] = ()
 
@@ -76,15 +76,13 @@ def _forgot_someone(command: Command, ctx: Context) -> str | None:
     return None if ctx.user.user in named else ""
 
 
-@dataclass(frozen=True)
-class Later:
+class Later(NamedTuple):
     """What is left of a command whose effect is committed already: post it, and the reply."""
 
     run: Callable[[], Awaitable[Reply]]
 
 
-@dataclass(frozen=True)
-class Accepted:
+class Accepted(NamedTuple):
     """A command taken (`accept`): its reply if that is decided, else what is left to do."""
 
     reply: Reply | None = None
@@ -100,8 +98,7 @@ class Accepted:
 Handler = Callable[["Quiz", Command, Context, Lang], Awaitable[Reply | Later]]
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """One subcommand, declared once: the surfaces, the admin check and the help follow from it.
 
     `usage` is the words after the name, as help shows them (the same in every language);

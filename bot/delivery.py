@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.clock import Clock
 from bot.model import ChannelRef, UserRef
@@ -30,8 +29,7 @@ Kind = Literal["post", "reveal", "update", "stray", "notice", "direct"]
 Outcome = Literal["posted", "refused", "later", "unserved", "given up"]
 
 
-@dataclass(frozen=True)
-class Retry:
+class Retry(NamedTuple):
     """How one kind of delivery is tried again: after `first`, doubling up to `cap`; at most
     `attempts` tries in all (None: until the caller forgets it, a post at its round's deadline).
     `refusals` too: a refused reveal is tried again like a passing failure (the close is never
@@ -53,8 +51,7 @@ RETRIES: dict[Kind, Retry] = {"post": POST_RETRY, "reveal": REVEAL_RETRY}
 _WHAT: dict[Kind, str] = {"notice": "run", "direct": "reminder"}  # what `key` numbers, in logs
 
 
-@dataclass(frozen=True)
-class Posted:
+class Posted(NamedTuple):
     outcome: Outcome
     ref: str | None = None
     reason: str = ""

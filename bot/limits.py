@@ -19,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import NamedTuple
 
 from bot.clock import Clock
 from bot.i18n import t
@@ -108,8 +109,7 @@ def limits_from_env(env: Mapping[str, str]) -> Limits:
     return limits
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(NamedTuple):
     """A limit met: its name (for the count) and the catalogue key and values of the reply."""
 
     limit: str

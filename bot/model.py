@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Lang = Literal["en", "id"]
 LANGS: tuple[Lang, ...] = ("en", "id")
@@ -20,8 +19,7 @@ def parse_lang(value: str) -> Lang | None:
     return None
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     """One piece of user-facing content in every supported language."""
 
     en: str
@@ -31,8 +29,7 @@ class Text:
         return self.id if lang == "id" else self.en
 
 
-@dataclass(frozen=True)
-class MemoryChart:
+class MemoryChart(NamedTuple):
     """Per-GPU model states of a drawn memory question for plain DP and ZeRO stages 1-3 (GB),
     so the explanation can show the stage it asks about beside the others."""
 
@@ -42,8 +39,7 @@ class MemoryChart:
     marked: int  # index into bars: the stage the question asks about
 
 
-@dataclass(frozen=True)
-class Tolerance:
+class Tolerance(NamedTuple):
     """How far a typed number may be from the answer and still be right, as a template states it:
     an amount in the question's unit, or a fraction of the answer (`relative`, from "2%")."""
 
@@ -51,8 +47,7 @@ class Tolerance:
     relative: bool = False
 
 
-@dataclass(frozen=True)
-class Numeric:
+class Numeric(NamedTuple):
     """A generated question's answer as a number, so that it can be typed (bot/typed.py): the
     exact value and unit, the template's tolerance (None: the one the shown rounding implies),
     and what each named mistake gives: (value, the option it shows as in file order or -1, why)."""
@@ -63,8 +58,7 @@ class Numeric:
     mistakes: tuple[tuple[float, int, Text | None], ...] = ()
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(NamedTuple):
     id: str
     prompt: Text
     options: tuple[Text, ...]
@@ -87,8 +81,7 @@ class Question:
         return self.reasons[option]
 
 
-@dataclass(frozen=True)
-class ChannelRef:
+class ChannelRef(NamedTuple):
     """Where a round lives. IDs from platforms stay opaque strings."""
 
     platform: str
@@ -100,8 +93,7 @@ class ChannelRef:
         return f"{self.platform} {self.team}/{self.channel}"
 
 
-@dataclass(frozen=True)
-class UserRef:
+class UserRef(NamedTuple):
     """A person on a platform. A provisional name (a handle, before the platform said the display
     name) is stored only where no name is known yet."""
 
@@ -116,8 +108,7 @@ class UserRef:
         return self.display_name or self.user
 
 
-@dataclass(frozen=True)
-class TeamRef:
+class TeamRef(NamedTuple):
     platform: str
     team: str
 
@@ -127,8 +118,7 @@ Period = Literal["all", "week", "month"]
 PERIODS: tuple[Period, ...] = ("week", "month", "all")
 
 
-@dataclass(frozen=True)
-class LeaderRow:
+class LeaderRow(NamedTuple):
     rank: int
     user: str
     name: str

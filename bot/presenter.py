@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Literal
@@ -296,7 +295,7 @@ def in_season(view: LeaderboardView, began: str) -> LeaderboardView:
     and its title says so."""
     period_name = t(view.lang, f"period_{view.period}")
     title = t(view.lang, "leaderboard_title_season", period=period_name, date=began)
-    return dataclasses.replace(view, title=title)
+    return view._replace(title=title)
 
 
 def stats_view(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING
@@ -261,7 +261,7 @@ class Quiz:
         page = presenter.home_view(stats, week, schedules, self.reviews.review_now(lang))
         if not is_admin:
             return page
-        return replace(page, insights=await self.team_insights(team, "week", lang))
+        return page._replace(insights=await self.team_insights(team, "week", lang))
 
     async def team_insights(
         self, team: TeamRef, period: Period, lang: Lang, topic: str | None = None
@@ -269,7 +269,7 @@ class Quiz:
         """What the team's answers show admins (bot/insights.py), and what players reported."""
         view = await self.insights.view(team, period, lang, topic)
         reported = await self.reports.by_question(team, lang)
-        return replace(view, reported_title=t(lang, "insights_reported"), reported=reported)
+        return view._replace(reported_title=t(lang, "insights_reported"), reported=reported)
 
     async def report(
         self, user: UserRef, question_id: str, reason: str, note: str, lang: Lang

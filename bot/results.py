@@ -13,7 +13,7 @@ import io
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from bot.analysis import ItemStat
 from bot.clock import Clock
@@ -129,8 +129,7 @@ def results_json(rows: Sequence[ResultRow]) -> str:
     return json.dumps([asdict(r) for r in rows], ensure_ascii=False, indent=1) + "\n"
 
 
-@dataclass(frozen=True)
-class InsightTables:
+class InsightTables(NamedTuple):
     """The insights as numbers: topics in the period, and each question's item analysis (its
     answers and share right over the team's answers of all time, as /zeroquiz insights has it)."""
 

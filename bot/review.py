@@ -17,10 +17,9 @@ that shows a question or answers a command never needs them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.storage import CardState
 
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
 WEEK = timedelta(days=7)  # "due this week": within the coming seven days
 
 
-@dataclass(frozen=True)
-class _FirstReview:
+class _FirstReview(NamedTuple):
     """fsrs's new card after one first review at one rating: its due time is `interval` after
     the review, the rest (state, step, stability, difficulty) the same whenever it happens."""
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.bank import BankError
 from bot.bank.bank import ID_PATTERN
@@ -29,8 +28,7 @@ EXPORT_MAX = 2400  # what an inline code block may weigh, Slack's escapes counte
 SHOW_IDS_MAX = 1500
 
 
-@dataclass(frozen=True)
-class Added:
+class Added(NamedTuple):
     """A pack stored (`notice` says so) or refused (`notice` says why, `ok` False)."""
 
     notice: NoticeView

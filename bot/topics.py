@@ -7,6 +7,7 @@ a daily schedule its topics (schedules.topics), so a restart goes on with them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.bank import Bank
 from bot.bank.templates import Template
@@ -46,8 +47,7 @@ class Filter:
 NO_FILTER = Filter()
 
 
-@dataclass(frozen=True)
-class UnknownTopic:
+class UnknownTopic(NamedTuple):
     word: str
 
 

@@ -10,8 +10,8 @@ the key when it is right, the option of the mistake it matches, and -1 (no optio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from bot.bank.numbers import format_amount, read_number, rounded, tolerance
 from bot.i18n import t
@@ -21,8 +21,7 @@ from bot.views import TypedForm
 EXAMPLES = ("3.14159", "2.71828")  # scaled to the answer's magnitude; the second if the first is it
 
 
-@dataclass(frozen=True)
-class Graded:
+class Graded(NamedTuple):
     """A typed answer graded: what was typed (trimmed, its spaces collapsed), whether it is right,
     the option it is in file order (-1: none) and, for a named mistake, why it is wrong."""
 

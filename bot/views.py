@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, NamedTuple
 
 # Values the storage layer returns too, kept in bot.model (below storage) and named here as well.
 from bot.model import PERIODS as PERIODS
@@ -20,14 +20,12 @@ from bot.model import Period as Period
 FeedbackStatus = Literal["correct", "wrong", "already", "closed", "unknown", "invalid"]
 
 
-@dataclass(frozen=True)
-class OptionLine:
+class OptionLine(NamedTuple):
     letter: str
     text: str
 
 
-@dataclass(frozen=True)
-class TypedForm:
+class TypedForm(NamedTuple):
     """The "Type it" control of a question whose answer is a number (bot/typed.py): the button,
     and the words of the form it opens (a modal on Slack and Discord)."""
 
@@ -40,8 +38,7 @@ class TypedForm:
     example: str  # "31.4 GB": in the question's unit and magnitude, never the answer
 
 
-@dataclass(frozen=True)
-class QuestionView:
+class QuestionView(NamedTuple):
     round_id: int
     question_id: str
     lang: Lang
@@ -55,8 +52,7 @@ class QuestionView:
     typed: TypedForm | None = None  # the answer is a number: it may be typed too
 
 
-@dataclass(frozen=True)
-class ChartView:
+class ChartView(NamedTuple):
     """A text bar chart: a title, and lines to show in monospace (a code block where the
     platform has one), so the bars line up."""
 
@@ -68,8 +64,7 @@ class ChartView:
         return "\n".join(self.lines)
 
 
-@dataclass(frozen=True)
-class Feedback:
+class Feedback(NamedTuple):
     """The private reply to one click."""
 
     status: FeedbackStatus
@@ -89,8 +84,7 @@ class Feedback:
         return self.status in ("correct", "wrong")
 
 
-@dataclass(frozen=True)
-class Mistake:
+class Mistake(NamedTuple):
     """Why an option is wrong, with its heading ("Why B is not right"): shown to the person who
     picked it above why the key is right, and under a reveal's spread for the most picked one."""
 
@@ -107,8 +101,7 @@ class SpreadRow:
     correct: bool
 
 
-@dataclass(frozen=True)
-class RevealView:
+class RevealView(NamedTuple):
     round_id: int
     question_id: str
     lang: Lang
@@ -130,8 +123,7 @@ class RevealView:
     typed: str | None = None  # how many typed their answer and how many of those were right
 
 
-@dataclass(frozen=True)
-class LeaderboardView:
+class LeaderboardView(NamedTuple):
     lang: Lang
     period: Period
     title: str
@@ -142,8 +134,7 @@ class LeaderboardView:
     empty_text: str
 
 
-@dataclass(frozen=True)
-class StatsView:
+class StatsView(NamedTuple):
     lang: Lang
     title: str
     name: str
@@ -158,8 +149,7 @@ class StatsView:
     due_week: int = 0  # ... and within the coming seven days (those due now included)
 
 
-@dataclass(frozen=True)
-class PackFile:
+class PackFile(NamedTuple):
     """A team pack's YAML exactly as it was added, handed back whole: each adapter delivers it
     within its platform's limits (a file on Discord, numbered code blocks on Slack)."""
 
@@ -174,8 +164,7 @@ class PackFile:
         return f"{self.pack}.{self.suffix}"
 
 
-@dataclass(frozen=True)
-class NoticeView:
+class NoticeView(NamedTuple):
     """A short message: a command's private answer, or a public notice such as run standings."""
 
     lang: Lang
@@ -189,8 +178,7 @@ class NoticeView:
     file: PackFile | None = None  # `pack export`: the YAML itself, beside the notice
 
 
-@dataclass(frozen=True)
-class ScheduleLine:
+class ScheduleLine(NamedTuple):
     """One channel's daily question, for an admin: when it posts and when it posts next, both
     in the schedule's own zone."""
 
@@ -200,8 +188,7 @@ class ScheduleLine:
     topics: tuple[str, ...] = ()  # the questions' topics (named in `text` too); () for any
 
 
-@dataclass(frozen=True)
-class HomeView:
+class HomeView(NamedTuple):
     """A person's own page (Slack's App Home): stats, this week's rank and top 10, and for
     admins the team's daily schedules. `schedules` is None for someone who isn't an admin."""
 
@@ -227,8 +214,7 @@ class HomeView:
 ReviewAction = Literal["answer", "next", "stop"]
 
 
-@dataclass(frozen=True)
-class ReviewButton:
+class ReviewButton(NamedTuple):
     """A button of the private review: its label and the token that carries everything the
     click needs (bot/reviewing.py reads it back), so a click after a restart still works."""
 
@@ -237,8 +223,7 @@ class ReviewButton:
     token: str
 
 
-@dataclass(frozen=True)
-class ReminderView:
+class ReminderView(NamedTuple):
     """A review reminder's direct message (bot/reminders.py): how many cards are due in which
     team, and a button that starts the person's review there, privately."""
 
@@ -250,8 +235,7 @@ class ReminderView:
     button: ReviewButton
 
 
-@dataclass(frozen=True)
-class ReviewView:
+class ReviewView(NamedTuple):
     """One due card of a person's private review, to answer with its letter buttons."""
 
     lang: Lang
@@ -265,8 +249,7 @@ class ReviewView:
     typed: TypedForm | None = None  # the answer is a number: Type it sends `buttons[0]`'s token
 
 
-@dataclass(frozen=True)
-class ReviewResult:
+class ReviewResult(NamedTuple):
     """The answer to a review question: the verdict and explanation at once, then Next and
     Stop (or, when nothing more is due, no buttons and `footer` says so)."""
 
@@ -287,8 +270,7 @@ class ReviewResult:
     mistake: Mistake | None = None  # a wrong pick: why that option is wrong
 
 
-@dataclass(frozen=True)
-class TopicStat:
+class TopicStat(NamedTuple):
     """One topic's answers in the period asked, and its share right in the one before."""
 
     topic: str
@@ -301,8 +283,7 @@ class TopicStat:
         return self.correct / self.answered if self.answered else 0.0
 
 
-@dataclass(frozen=True)
-class InsightLine:
+class InsightLine(NamedTuple):
     """One question the insights name, with its localised line (at most `MAX_INSIGHT_LINE`)."""
 
     question_id: str
@@ -313,8 +294,7 @@ class InsightLine:
 MAX_INSIGHT_LINE = 400
 
 
-@dataclass(frozen=True)
-class InsightsView:
+class InsightsView(NamedTuple):
     """What the team's answers show an admin: topics weakest first (with a text bar chart whose
     lines are monospace), the most missed questions and the questions whose key to check."""
 

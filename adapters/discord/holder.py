@@ -13,14 +13,13 @@ from __future__ import annotations
 import os
 import secrets
 import socket
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 PROC = Path("/proc")
 
 
-@dataclass(frozen=True)
-class Holder:
+class Holder(NamedTuple):
     host: str
     pid: int
     started: str  # the process's start time in clock ticks since boot ("" when unknown)

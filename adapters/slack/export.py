@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from adapters.slack.mrkdwn import escape
 from adapters.slack.render import Block, SlackMessage
@@ -36,8 +36,7 @@ FENCE = "```"
 Reply = Callable[[str, SlackMessage], Awaitable[None]]
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     text: str  # a slice of the YAML, as it is in the pack
     joined: bool  # its last line goes on in the next part (a line longer than a part)
 

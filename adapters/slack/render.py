@@ -6,9 +6,8 @@ limit of the field they land in); tests render every bundled question to prove i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from slack_sdk.models.blocks import ButtonElement, HeaderBlock, SectionBlock
 
@@ -52,8 +51,7 @@ REVIEW_ACTION_PREFIX = "zqr_"  # the personal review's buttons: zqr_A..zqr_E, zq
 _SLOT = "\x00"
 
 
-@dataclass(frozen=True)
-class SlackMessage:
+class SlackMessage(NamedTuple):
     """What chat.postMessage / chat.update / respond() take: fallback text plus blocks."""
 
     text: str

@@ -14,7 +14,7 @@ key they come back `stale`, and the caller seals them again with the first key.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from cryptography.fernet import Fernet, InvalidToken
 
@@ -37,8 +37,7 @@ class Moved(Exception):
     """The sealed token opens, but it was sealed for another workspace's row."""
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(NamedTuple):
     token: str = ""
     stale: bool = False  # opened by an older key, or of the unbound format: seal it again
 

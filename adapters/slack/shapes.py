@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
 from adapters.slack.forms import parse_form
@@ -41,8 +41,7 @@ MAX_TEXT = 8000  # a slash command's text or a button's value (Slack allows 2000
 MAX_NAME = 256
 
 
-@dataclass(frozen=True)
-class Malformed:
+class Malformed(NamedTuple):
     kind: str  # "block_actions", "slash command", "interactive"...
     reason: str  # "actions is not a list"
 
@@ -50,15 +49,13 @@ class Malformed:
         return f"malformed {self.kind} request ({self.reason})"
 
 
-@dataclass(frozen=True)
-class Unhandled:
+class Unhandled(NamedTuple):
     """Well-formed, but nothing ZeroQuiz registered (another command, another action)."""
 
     kind: str
 
 
-@dataclass(frozen=True)
-class Quiet:
+class Quiet(NamedTuple):
     """Not ZeroQuiz's, in a shape Slack sends anyway (an org-level event without a team, a click
     on something that isn't a ZeroQuiz button, `app_rate_limited`): answered 200 with one log
     line, so Slack neither retries it nor counts it against the app. `loud`: worth a warning
@@ -72,8 +69,7 @@ class Quiet:
         return f"{self.kind} ({self.why})"
 
 
-@dataclass(frozen=True)
-class Passed:
+class Passed(NamedTuple):
     """A request Bolt answers by itself: url_verification, ssl_check."""
 
     kind: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_FORMULA = 200
 
@@ -27,8 +27,7 @@ class FormulaError(ValueError):
     """Why a formula text is refused; the message is one line for a `file:line:` problem."""
 
 
-@dataclass(frozen=True)
-class Formula:
+class Formula(NamedTuple):
     text: str
     tree: ast.expr
     names: frozenset[str]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from bot.bank.bank import Bank, BankError, Problem
 from bot.bank.templates import Template
@@ -23,8 +23,7 @@ MAX_PACK_BYTES = 200_000  # a pack is one file; the bundled files are under 30 k
 _SCOPED = re.compile(r"^p([0-9]{1,18})v([0-9]{1,18}):(.+)$")
 
 
-@dataclass(frozen=True)
-class PackContent:
+class PackContent(NamedTuple):
     """A valid pack: its questions and templates under their own ids, its declared language and
     name (None when the text gives none)."""
 
@@ -70,8 +69,8 @@ def scoped(bank: Bank, pack_id: int, version: int) -> Bank:
     """The pack's bank with every id scoped by the pack and version."""
     head = prefix(pack_id, version)
     return Bank(
-        [replace(q, id=head + q.id) for q in bank.questions],
-        [replace(t, id=head + t.id) for t in bank.templates],
+        [q._replace(id=head + q.id) for q in bank.questions],
+        [t._replace(id=head + t.id) for t in bank.templates],
     )
 
 

@@ -11,8 +11,8 @@ import math
 import random
 import string
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from bot.bank import limits, memchart
 from bot.bank.formula import Formula
@@ -30,15 +30,13 @@ ANSWER = "answer"
 CASE = "case"  # the placeholder that shows the drawn case's label
 
 
-@dataclass(frozen=True)
-class Distractor:
+class Distractor(NamedTuple):
     formula: Formula
     mistake: str  # for authors: which usual mistake this option stands for
     why: Text | None = None  # for learners: why the number it gives is wrong (placeholders filled)
 
 
-@dataclass(frozen=True)
-class Case:
+class Case(NamedTuple):
     """A named row drawn as a whole (a precision and its bytes per parameter): numbers that only
     make sense together, which independent params could not keep together."""
 
@@ -46,8 +44,7 @@ class Case:
     values: tuple[tuple[str, float], ...]  # name -> number; every case of a template, same names
 
 
-@dataclass(frozen=True)
-class Template:
+class Template(NamedTuple):
     id: str
     prompt: Text
     explanation: Text

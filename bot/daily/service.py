@@ -9,7 +9,6 @@ which Discord uses as a nonce to drop a repeat.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import random
 import uuid
@@ -85,7 +84,7 @@ class DailySchedules:
             own = await self.store.windows.get(channel)
             if own is not None:
                 bounded = min(max(own, specs.MIN_WINDOW), specs.MAX_WINDOW)
-                spec = dataclasses.replace(spec, window=bounded)
+                spec = spec._replace(window=bounded)
         return await self.set(channel, spec, lang)
 
     async def set(self, channel: ChannelRef, spec: specs.DailySpec, lang: Lang) -> NoticeView:

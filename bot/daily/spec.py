@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from datetime import time, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 from zoneinfo import ZoneInfo, available_timezones
 
 from bot.i18n import t
@@ -34,8 +35,7 @@ ADAPTIVE_WORDS = frozenset({"adaptive", "adaptif"})  # anywhere after the zone
 WINDOW_RE = re.compile(r"^(?:window=)?(\d+(?:\.\d+)?)(h|m|j|jam|menit)$")
 
 
-@dataclass(frozen=True)
-class DailySpec:
+class DailySpec(NamedTuple):
     at: time
     tz: str
     days: frozenset[int]  # Monday = 0

@@ -11,7 +11,7 @@ the schema's steps (schema.py), which also say what is left out: state of runnin
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.storage.engine import Conn, Engine
 from bot.storage.progress import Progress, silent
@@ -20,8 +20,7 @@ from bot.storage.schema import SCHEMA, Schema
 BATCH = 1000
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):
     name: str
     columns: tuple[str, ...]
 
@@ -79,8 +78,7 @@ class CopyRefused(Exception):
     """The copy can't be made (the destination isn't empty); nothing was written."""
 
 
-@dataclass(frozen=True)
-class Copied:
+class Copied(NamedTuple):
     table: str
     rows: int
 

@@ -10,16 +10,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 Dialect = Literal["sqlite", "postgres"]
 T = TypeVar("T")
 Work = Callable[["Conn"], Coroutine[Any, Any, T]]
 
 
-@dataclass(frozen=True)
-class DbTimeouts:
+class DbTimeouts(NamedTuple):
     """A database server's seconds to answer (PostgreSQL; SQLite is a file and has its own busy
     timeout): opening a connection, and one statement or a free connection from the pool. Past
     them a call ends with DatabaseTimeout instead of waiting for a server that is gone."""

@@ -8,8 +8,8 @@ process, a server's missing rights) is left to start-up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from bot.storage.errors import DatabaseUnusable
 from bot.storage.migrations import check_ours, schema_version
@@ -20,8 +20,7 @@ from bot.storage.startup import backend_of, connect_postgres, sqlite_faults
 from bot.storage.urls import display_url
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     shown: str  # the path, or the URL with its password hidden
     backend: str  # "SQLite" or "PostgreSQL"
     version: int  # 0: no ZeroQuiz tables yet

@@ -13,16 +13,14 @@ and holds at most a given number, so no stranger can grow it without bound.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Engine
 
 
-@dataclass(frozen=True)
-class InstallationRecord:
+class InstallationRecord(NamedTuple):
     team: str
     enterprise: str  # '' outside an Enterprise Grid
     bot_token_sealed: str = ""

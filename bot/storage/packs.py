@@ -8,9 +8,8 @@ Validation is the core's business (bot/bank): this table stores text it was give
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.model import ChannelRef, TeamRef
 from bot.periods import from_ms, to_ms
@@ -21,8 +20,7 @@ Source = Literal["bundled", "team", "both"]
 SOURCES: tuple[Source, ...] = ("bundled", "team", "both")
 
 
-@dataclass(frozen=True)
-class PackRecord:
+class PackRecord(NamedTuple):
     """A pack's current version: its name, how many questions and templates, who added it."""
 
     id: int
@@ -34,15 +32,13 @@ class PackRecord:
     body: str
 
 
-@dataclass(frozen=True)
-class PackLimitReached:
+class PackLimitReached(NamedTuple):
     """The team already holds `limit` packs: a new name is refused (a known one is replaced)."""
 
     limit: int
 
 
-@dataclass(frozen=True)
-class ChannelPacks:
+class ChannelPacks(NamedTuple):
     """What a channel draws from: its source and its team's live packs as (pack id, version)."""
 
     source: Source

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncpg
 
-from bot.storage.engine import DbTimeouts
+from bot.storage.engine import DB_TIMEOUTS
 
 
-def pg_problem(exc: BaseException, seconds: float = DbTimeouts.connect) -> str | None:
+def pg_problem(exc: BaseException, seconds: float = DB_TIMEOUTS.connect) -> str | None:
     """The problem, or None when the error says nothing about the database (a bug); `seconds`:
     the connect timeout a TimeoutError ran out."""
     if isinstance(exc, asyncpg.InvalidPasswordError):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.model import ChannelRef, Lang
 
@@ -40,8 +39,7 @@ def posting_status(value: object) -> PostingStatus:
     return text
 
 
-@dataclass(frozen=True)
-class RoundRecord:
+class RoundRecord(NamedTuple):
     id: int
     channel_id: int
     team_id: int
@@ -73,8 +71,7 @@ class RoundRecord:
         return self.closed_at is None and now < self.deadline_at
 
 
-@dataclass(frozen=True)
-class OpenCounts:
+class OpenCounts(NamedTuple):
     """How many rounds are open in a channel and in its team, and when the channel's first open
     one closes: what the limits on opening one more are decided by (bot/limits.py)."""
 
@@ -83,8 +80,7 @@ class OpenCounts:
     channel_closes_at: datetime | None
 
 
-@dataclass(frozen=True)
-class RunRecord:
+class RunRecord(NamedTuple):
     id: int
     window: timedelta
     finished: bool
@@ -93,8 +89,7 @@ class RunRecord:
     level: int | None = None
 
 
-@dataclass(frozen=True)
-class AnswerRequest:
+class AnswerRequest(NamedTuple):
     """A click to record: who (platform user id and the name known now), what, and when.
 
     A provisional name (a handle, before the platform said the display name) only fills an
@@ -114,8 +109,7 @@ class AnswerRequest:
     typed: str | None = None  # what the person typed (bot/typed.py); None for a click
 
 
-@dataclass(frozen=True)
-class AnswerOutcome:
+class AnswerOutcome(NamedTuple):
     """What the database decided: recorded; already answered (with that option, and what was
     typed if it was typed); or closed."""
 
@@ -124,8 +118,7 @@ class AnswerOutcome:
     typed: str | None = None
 
 
-@dataclass(frozen=True)
-class ScheduleRecord:
+class ScheduleRecord(NamedTuple):
     id: int
     channel_id: int
     platform: str
@@ -146,23 +139,20 @@ class ScheduleRecord:
         return ChannelRef(self.platform, self.team, self.channel)
 
 
-@dataclass(frozen=True)
-class PostingRecord:
+class PostingRecord(NamedTuple):
     status: PostingStatus
     claim_token: str
     claimed_at: datetime
     round_id: int | None
 
 
-@dataclass(frozen=True)
-class StaleClaim:
+class StaleClaim(NamedTuple):
     schedule_id: int
     day: date
     token: str
 
 
-@dataclass(frozen=True)
-class CardState:
+class CardState(NamedTuple):
     """A person's review card for one question: the scheduler's own serialized state, and the
     two instants storage queries by."""
 
@@ -176,8 +166,7 @@ class CardState:
 CardRule = Callable[[str | None, bool, datetime], CardState]
 
 
-@dataclass(frozen=True)
-class AuditRecord:
+class AuditRecord(NamedTuple):
     """One admin action as the audit log keeps it: who (platform user id, and the name shown
     then), where, what (the command and its words) and when."""
 
@@ -190,8 +179,7 @@ class AuditRecord:
     at: datetime
 
 
-@dataclass(frozen=True)
-class Forgotten:
+class Forgotten(NamedTuple):
     """What `forget` removed of one person in one team (all zero: nothing was stored)."""
 
     answers: int = 0

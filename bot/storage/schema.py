@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.storage import insights, totals
 from bot.storage.engine import Conn, Dialect
 
 
-@dataclass(frozen=True)
-class Spelling:
+class Spelling(NamedTuple):
     """What the two backends write differently; a step uses these names, never the dialect."""
 
     dialect: Dialect
@@ -50,8 +50,7 @@ def spelling(dialect: Dialect) -> Spelling:
     return SQLITE if dialect == "sqlite" else POSTGRES
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     version: int
     what: str
     statements: Callable[[Spelling], Sequence[str]]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Engine, Record
@@ -25,8 +25,7 @@ from bot.storage.engine import Engine, Record
 SHARD_LOCK = 0x5A5153 << 32  # advisory lock space for shard claims, per bot
 
 
-@dataclass(frozen=True)
-class ShardLease:
+class ShardLease(NamedTuple):
     shard_id: int
     shard_count: int
     holder: str

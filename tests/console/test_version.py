@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import sysconfig
@@ -29,7 +30,12 @@ def test_version_prints_the_installed_version_and_exits_0(tmp_path: Path) -> Non
         [*zeroquiz(), "--version"], capture_output=True, text=True, cwd=tmp_path, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["dynamic"] == ["version"]  # from the one constant the code reads
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "bot.__version__"}
+    match = re.search(r'^__version__ = "(.+)"$', (ROOT / "bot" / "__init__.py").read_text(), re.M)
+    assert match is not None
+    declared = match.group(1)
     assert result.stdout == f"zeroquiz {declared}\n"
     assert installed().version == declared
 

@@ -125,7 +125,7 @@ def planted(tmp_path: Path, mine: Path, folder: Path) -> Path:
     assert named is not None
     key = digest(named)
     bank = load_bank([mine])
-    forged = [q.__class__(**{**q.__dict__, "explanation": q.prompt}) for q in bank.questions]
+    forged = [q._replace(explanation=q.prompt) for q in bank.questions]
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     where = folder / f"bank-{key[:32]}.pickle"
     where.write_bytes(pickle.dumps((FORMAT, key, forged, [])))

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -51,7 +50,7 @@ def export_to(path: Path, *sources: str) -> str:
 def plain(question: Question | None) -> Question:
     """A question without where it was defined (the exported file is somewhere else)."""
     assert question is not None
-    return dataclasses.replace(question, origin="")
+    return question._replace(origin="")
 
 
 def assert_same_bank(exported: Bank, original: Bank) -> None:

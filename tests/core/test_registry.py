@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 import pytest
 from conftest import CHANNEL
@@ -43,7 +42,7 @@ def test_a_command_without_words_needs_nothing_on_discord_and_one_with_words_a_b
         assert isinstance(command, app_commands.Command)
         assert (command.parameters == []) == (command.name in plain), command.name
     # Give one of them words: it now needs its Discord options, and start-up says which.
-    worded = [replace(s, usage="[x]") if s.name == "stats" else s for s in REGISTRY]
+    worded = [s._replace(usage="[x]") if s.name == "stats" else s for s in REGISTRY]
     with pytest.raises(LookupError, match="/zeroquiz stats has no Discord options declared"):
         build_group(run, specs=worded)
 

@@ -4,8 +4,6 @@ with the drawn answer."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from fake_discord import (
     MANAGE_GUILD,
@@ -27,7 +25,7 @@ TOPIC = "stage3-math"  # a tag of the template only
 def tagged_bank() -> Bank:
     bundled = load_bank()
     stage3 = next(t for t in bundled.templates if t.id == "gen-mem-stage3")
-    return Bank(bundled.questions, [dataclasses.replace(stage3, tags=(*stage3.tags, TOPIC))])
+    return Bank(bundled.questions, [stage3._replace(tags=(*stage3.tags, TOPIC))])
 
 
 def _chart(embed: dict[str, object]) -> list[str]:

@@ -4,8 +4,6 @@ the numbers, and `/zeroquiz close` reveals the same question again."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from fake_discord import (
     EPHEMERAL,
@@ -29,7 +27,7 @@ def with_tagged_template() -> Bank:
     """The bundled questions and one template, tagged with a topic of its own."""
     bundled = load_bank()
     offload = next(t for t in bundled.templates if t.id == "gen-offload-gpu")
-    return Bank(bundled.questions, [dataclasses.replace(offload, tags=(*offload.tags, TOPIC))])
+    return Bank(bundled.questions, [offload._replace(tags=(*offload.tags, TOPIC))])
 
 
 @pytest.fixture(name="bank", scope="module")

@@ -4,7 +4,6 @@ Discord's own OpenAPI schema."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -211,7 +210,7 @@ def test_the_next_review_card_is_due_in_each_readers_own_zone(lang: Lang) -> Non
         for v in review_views(review_longest())
         if isinstance(v, ReviewResult) and not v.buttons and v.lang == lang
     )
-    embed = review_embed(replace(verdict, next_due=when))
+    embed = review_embed(verdict._replace(next_due=when))
     assert_fits(embed)
     assert (embed.description or "").endswith("\n\n" + line)
     assert "<t:" not in (embed.footer.text or "") and "UTC" not in str(embed.to_dict())

@@ -6,7 +6,6 @@ admin is refused. Render tests: the largest view the core can build fits, in bot
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -80,6 +79,6 @@ def test_the_largest_insights_fit_a_message_and_the_home_tab(lang: Lang) -> None
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_an_admins_home_with_the_largest_insights_fits(lang: Lang) -> None:
-    page = replace(home(lang, [(True, 10)], [], None, ()), insights=biggest(lang))
+    page = home(lang, [(True, 10)], [], None, ())._replace(insights=biggest(lang))
     text = assert_home_fits(render.home_view(page))
     assert t(lang, "insights_check") in text and t(lang, "insights_missed") in text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -230,7 +229,7 @@ def test_the_next_review_card_is_due_in_each_readers_own_zone(lang: Lang) -> Non
         for v in review_views(longest())
         if isinstance(v, ReviewResult) and not v.buttons and v.lang == lang
     )
-    message = blocks.review_message(replace(verdict, next_due=when))
+    message = blocks.review_message(verdict._replace(next_due=when))
     assert t(lang, "review_next_due", when=token) in shown(message.blocks)
     assert block_problems(message.blocks) == [] and "UTC" not in message.text
     plain = shown(blocks.notice_message(NoticeView(lang, t(lang, "review_none"))).blocks)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bot.bank import limits
 from bot.bank.bank import Problem
@@ -15,8 +16,7 @@ NEUTRAL = {"en": "The answer is: {}", "id": "Jawabannya: {}"}  # when the source
 TRUE_FALSE = {"en": ("True", "False"), "id": ("Benar", "Salah")}
 
 
-@dataclass(frozen=True)
-class Draft:
+class Draft(NamedTuple):
     """One question as the source gives it; ids and the pack's shape come later (pack.py)."""
 
     line: int  # where the question starts in the source (1-based)
@@ -98,7 +98,7 @@ def check(draft: Draft, lang: Lang) -> list[tuple[int, str]]:
             (draft.line, _long("the general feedback", draft.feedback, limits.MAX_EXPLANATION))
         )
     elif not out and len(explanation(draft, lang)) > limits.MAX_EXPLANATION:
-        room = limits.MAX_EXPLANATION - len(explanation(replace(draft, right_feedback=None), lang))
+        room = limits.MAX_EXPLANATION - len(explanation(draft._replace(right_feedback=None), lang))
         feedback = draft.right_feedback or ""
         out.append((draft.line, _long("the right answer's feedback", feedback, room - 1)))
     return out
