@@ -82,6 +82,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         pacer: IdentifyPacer,
         before_connect: Callable[[int], Awaitable[None]] | None = None,
         connector: aiohttp.BaseConnector | None = None,
+        gateway: Callable[[], Awaitable[tuple[int, int] | None]] | None = None,
     ) -> None:
         options: dict[str, Any] = {"shard_count": shards.count}
         if shards.ids is not None:
@@ -103,6 +104,7 @@ class ZeroQuizClient(discord.AutoShardedClient):
         self.syncs = syncs
         self.pacer = pacer
         self.before_connect = before_connect
+        self.gateway = gateway
         self.tree = Tree(self)
         self.synced: bool | None = None  # None until the registration has run, or if it failed
         self.sync_done = asyncio.Event()
@@ -117,10 +119,11 @@ class ZeroQuizClient(discord.AutoShardedClient):
             await self.before_connect(self.user.id)
         # One GET /gateway/bot: how many IDENTIFYs at once, and the shard count Discord advises
         # (set here, so discord.py asks no second time).
-        recommended, _, limits = await self.http.get_bot_gateway()
-        self.pacer.max_concurrency = max(1, limits["max_concurrency"])
-        if self.shard_count is None:
-            self.shard_count = recommended
+        found = await self.gateway() if self.gateway is not None else None
+        if found is not None:
+            recommended, self.pacer.max_concurrency = found[0], max(1, found[1])
+            if self.shard_count is None:
+                self.shard_count = recommended
         await self.tree.set_translator(CatalogueTranslator())
         self.tree.add_command(
             build_group(self.handler.on_command, lambda: topics(self.handler.quiz.bank))

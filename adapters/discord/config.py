@@ -26,10 +26,8 @@ class DiscordConfig:
     ca_file: str | None = None
     shards: ShardPlan = field(default_factory=ShardPlan)
 
-    def connector(self) -> aiohttp.TCPConnector | None:
-        """None: discord.py's own, to Discord's addresses."""
-        if self.connect_to is None and self.ca_file is None:
-            return None
+    def connector(self) -> aiohttp.TCPConnector:
+        """discord.py's connections, which the start-up's GET /gateway/bot shares."""
         return redirect.connector(self.connect_to, self.ca_file)
 
 

@@ -14,11 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import aiohttp
+
 from adapters.runtime import ConfigError
 from bot.clock import Clock
 
 MAX_SHARDS = 65536  # far beyond any bot; keeps a typo like 0-9999999999 from filling memory
 IDENTIFY_WINDOW = timedelta(seconds=5)  # Discord: max_concurrency IDENTIFYs per 5 s
+GATEWAY_BOT = "https://discord.com/api/v10/gateway/bot"  # Discord's documented REST endpoint
+GATEWAY_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -121,3 +125,23 @@ class IdentifyPacer:
             if last is not None:
                 await self.clock.sleep_until(last + IDENTIFY_WINDOW)
             self._last[bucket] = self.clock.now()
+
+
+async def bot_gateway(connector: aiohttp.BaseConnector, token: str) -> tuple[int, int] | None:
+    """(shards Discord recommends, IDENTIFYs it allows at once) from GET /gateway/bot, asked on
+    discord.py's own connector (its address, TLS context and open connections: discord.py has no
+    documented way to share what it read there). None when Discord does not say: discord.py then
+    asks for the shard count itself, and this process identifies one shard at a time."""
+    headers = {"Authorization": f"Bot {token}"}
+    timeout = aiohttp.ClientTimeout(total=GATEWAY_SECONDS)
+    try:
+        async with (
+            aiohttp.ClientSession(connector=connector, connector_owner=False) as session,
+            session.get(GATEWAY_BOT, headers=headers, timeout=timeout) as response,
+        ):
+            if response.status != 200:
+                return None
+            data = await response.json()
+        return int(data["shards"]), int(data["session_start_limit"]["max_concurrency"])
+    except (aiohttp.ClientError, TimeoutError, KeyError, TypeError, ValueError):
+        return None

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
+from functools import partial
 
 import discord
 
@@ -18,7 +19,7 @@ from adapters.discord.config import DiscordConfig, config_from_env
 from adapters.discord.handlers import Handler
 from adapters.discord.lease import LeaseKeeper
 from adapters.discord.port import DiscordPort
-from adapters.discord.shards import IdentifyPacer
+from adapters.discord.shards import IdentifyPacer, bot_gateway
 from adapters.inflight import InFlight
 from adapters.logs import brief
 from adapters.metrics import cause_chain
@@ -46,6 +47,7 @@ class DiscordSurface:
         self.ready_timeout = ready_timeout
         self.gate = InFlight("Discord")
         self.lease = LeaseKeeper(runtime.store.shards, runtime.clock, config.shards)
+        connector = config.connector()
         self.client = ZeroQuizClient(
             Handler(runtime.quiz, self.gate, metrics=runtime.metrics),
             guild_id=config.guild_id,
@@ -53,7 +55,8 @@ class DiscordSurface:
             shards=config.shards,
             pacer=IdentifyPacer(runtime.clock),
             before_connect=self.lease.claim,
-            connector=config.connector(),
+            connector=connector,
+            gateway=partial(bot_gateway, connector, config.token),
         )
         self.lease.on_lost = self.client.close
         metrics = runtime.metrics

@@ -29,7 +29,8 @@ from fake_discord import (
 
 from adapters.discord.holder import Holder, alive, this_process
 from adapters.discord.lease import LEASE_TTL
-from adapters.discord.shards import IdentifyPacer, ShardPlan, describe, plan_from_env
+from adapters.discord.redirect import connector
+from adapters.discord.shards import IdentifyPacer, ShardPlan, bot_gateway, describe, plan_from_env
 from adapters.discord.surface import surface_from_env
 from adapters.runtime import ConfigError, Runtime
 from bot.bank import Bank
@@ -214,6 +215,23 @@ async def test_one_process_runs_every_shard_of_the_count_or_of_discords_advice(
     assert reply["embeds"][0]["title"].startswith("ZeroQuiz")
     assert sum(c.path.endswith("/gateway/bot") for c in fake.calls) == 2  # once per start
     print(f"\none process, two shards: connected in {elapsed:.2f} s")
+
+
+async def test_discords_advice_is_read_on_discord_pys_own_connections(
+    fake_discord: FakeDiscord,
+) -> None:
+    """GET /gateway/bot on public APIs: the shard count and the IDENTIFYs allowed at once; a
+    refusal is no advice (discord.py then asks itself, and shards identify one at a time)."""
+    fake_discord.shards, fake_discord.max_concurrency = 3, 4
+    env = fake_discord.env
+    host, port = env["DISCORD_CONNECT_TO"].split(":")
+    shared = connector((host, int(port)), env["DISCORD_CA_FILE"])
+    try:
+        assert await bot_gateway(shared, TOKEN) == (3, 4)
+        assert await bot_gateway(shared, "not-the-token") is None  # 401
+        assert not shared.closed  # still discord.py's, open for its session
+    finally:
+        await shared.close()
 
 
 async def test_a_second_process_on_the_same_shards_refuses_to_start(
