@@ -6,11 +6,9 @@ nothing else: no database, no core, no command tree. It connects like ZeroQuiz d
 DISCORD_TOKEN, only the `guilds` intent), logs `bare discord: ready` on stderr once connected,
 and stops on SIGTERM.
 
-With BARE_RECORD=PATH it is the floor of "acknowledged means recorded" instead: before answering
-it commits one row per click (the interaction's id and user) to a SQLite file in WAL mode with
-synchronous=FULL, as ZeroQuiz's database runs, in one trip to one writer thread (BEGIN, INSERT,
-COMMIT and its fsync), and answers only after that commit. Nothing less can tell a platform "OK"
-for a click durably, so ZeroQuiz's CPU per click can't go below this app's.
+With BARE_RECORD=PATH it is the floor of "acknowledged means recorded" instead (floor.py): before
+answering it commits one row per click (the interaction's id and user), and answers only after
+that commit.
 Run by the bench: .venv/bin/python tests/bench/bare_discord.py
 """
 
@@ -19,32 +17,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sqlite3
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import discord
+from floor import Recorder
 
 from adapters.discord.redirect import connector
-
-
-class Recorder:
-    """One row per click, committed durably on one writer thread before the answer."""
-
-    def __init__(self, path: str) -> None:
-        self.writer = ThreadPoolExecutor(1, thread_name_prefix="record")
-        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode = WAL").close()
-        self.conn.execute("PRAGMA synchronous = FULL").close()
-        self.conn.execute("CREATE TABLE IF NOT EXISTS clicks (id TEXT PRIMARY KEY, user TEXT)")
-
-    def _commit(self, click: str, user: str) -> None:
-        self.conn.execute("BEGIN IMMEDIATE").close()
-        self.conn.execute("INSERT INTO clicks VALUES (?, ?)", (click, user)).close()
-        self.conn.execute("COMMIT").close()
-
-    async def record(self, click: str, user: str) -> None:
-        await asyncio.get_running_loop().run_in_executor(self.writer, self._commit, click, user)
 
 
 class Bare(discord.Client):
@@ -70,7 +48,6 @@ async def main() -> int:
     )
     if os.environ.get("BARE_RECORD"):
         client.recorder = Recorder(os.environ["BARE_RECORD"])
-        sys.setswitchinterval(0.0005)  # as `zeroquiz serve`: the writer waits less for the GIL
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -27,8 +27,10 @@ Not a test: it exits 0 unless it cannot run at all. About 4-5 minutes with the d
 quiet machine). --profile PATH runs the first serve child under cProfile (stats written at its
 clean exit; main thread only, and it slows it); --pyspy PATH samples both apps of round 1 with
 py-spy (`pip install py-spy`; all threads, collapsed stacks; the bare app's in PATH.bare)
-during their loads. --root DIR runs `zeroquiz serve` from another checkout (e.g. `git worktree
-add ../base main`) to measure before and after with the same bench.
+during their loads. --floor makes the baseline the durable floor (tests/bench/floor.py: bare Bolt
+that commits one row per click before it acks), as tests/bench/discord_load.py measures Discord.
+--root DIR runs `zeroquiz serve` from another checkout (e.g. `git worktree add ../base main`) to
+measure before and after with the same bench.
 
 Run: .venv/bin/python tests/bench/slack_load.py [--rounds 4 --rates 200,400 --seconds 5
      --clients 64 --closed 5]
@@ -139,6 +141,8 @@ async def start_child(
         cmd = [*python, "-m", "adapters.cli", "serve", "--db", str(db), "--port", "0"]
     else:
         cmd = [sys.executable, str(BARE)]
+        if args.floor:  # the durable floor: one row committed per click before the ack
+            env["BARE_RECORD"] = str(db)
     return await Child.start(name, cmd, env, str(root), STARTUP_SECONDS)
 
 
@@ -334,8 +338,11 @@ def figures(args: argparse.Namespace) -> list[Figure]:
 
 
 def report(rounds: list[tuple[Round, Round]], args: argparse.Namespace) -> None:
-    print(f"\n{len(rounds)} rounds; per round: bare | serve | serve/bare; then the median of the")
-    print("rounds' figures and of their ratios (the goals are judged on the median ratio)")
+    base = "floor" if args.floor else "bare"
+    print(f"\n{len(rounds)} rounds; per round: {base} | serve | serve/{base}; then the median of")
+    print("the rounds' figures and of their ratios (the goals are judged on the median ratio)")
+    if args.floor:
+        print("(the baseline is the durable floor: bare Bolt committing one row per click first)")
     verdicts: list[str] = []
     for title, get, fmt, goal, ok in figures(args):
         print(f"\n{title}")
@@ -421,6 +428,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--settle", type=float, default=10, help="wait for verdicts (default 10)")
     p.add_argument("--profile", type=Path, default=None, help="cProfile the first serve child")
     p.add_argument("--pyspy", type=Path, default=None, help="py-spy round 1 (bare: PATH.bare)")
+    p.add_argument(
+        "--floor", action="store_true",
+        help="baseline: bare Bolt that commits one row per click before its ack (floor.py)",
+    )  # fmt: skip
     p.add_argument(
         "--root",
         type=Path,
