@@ -1,7 +1,8 @@
 """Only the public APIs of the libraries and of the standard library (issue 32): no module of
 bot/ or adapters/ imports a private or internal module, and none reads or writes a private name
-(`x._y`) that isn't ZeroQuiz's own. Each library's couplings the speed push once made are named
-below, and a self-test shows the check catches each kind.
+(`x._y`) that isn't ZeroQuiz's own, or a public name its library leaves undocumented. Each
+library's couplings the speed push once made are named below, and a self-test shows the check
+catches each kind.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ FORBIDDEN_NAMES = {
     "aiosqlite": ("_execute", "_conn"),
     "aiohttp": ("_server", "_runner", "_host", "_port", "_backlog"),
     "cpython": ("_getframe", "_VersionAction", "_SubParsersAction"),
+}
+# Public but undocumented, by library: names without an underscore that are not in the library's
+# documentation, so they change without notice like a private one (issue 32's last couplings).
+UNDOCUMENTED = {
+    "discord": ("http", "get_bot_gateway", "get_translated_payload"),
 }
 # Public API that starts with an underscore by design: a named tuple's methods, named so to stay
 # clear of its field names (https://docs.python.org/3/library/collections.html#collections.somenamedtuple._replace).
@@ -73,6 +79,7 @@ def problems(source: str, where: str, own: set[str]) -> list[str]:
     found: list[str] = []
     forbidden = tuple(m for mods in FORBIDDEN_MODULES.values() for m in mods)
     named = {n for names in FORBIDDEN_NAMES.values() for n in names}
+    undocumented = {n for names in UNDOCUMENTED.values() for n in names}
     tree = ast.parse(source)
     on_self = set_on_self(tree)
     for node in ast.walk(tree):
@@ -93,6 +100,8 @@ def problems(source: str, where: str, own: set[str]) -> list[str]:
             internal = any(_private(p) for p in parts) and module != "__future__" and not own_module
             if internal or module.startswith(forbidden) or module in forbidden:
                 found.append(f"{where}:{line}: imports {module}")
+        if isinstance(node, ast.Attribute) and node.attr in undocumented:
+            found.append(f"{where}:{node.lineno}: uses .{node.attr} (undocumented)")
         if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in DOCUMENTED:
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
                 # Our object's own state or method; not a library base class's private.
@@ -130,6 +139,9 @@ def test_the_check_catches_each_kind_of_coupling() -> None:
         "from aiohttp import web_protocol": "imports aiohttp.web_protocol",
         "from argparse import _SubParsersAction": "imports _SubParsersAction from argparse",
         "import marshal": "imports marshal",
+        "await self.http.get_bot_gateway()": "uses .get_bot_gateway (undocumented)",
+        "client.http": "uses .http (undocumented)",
+        "await command.get_translated_payload(tree, t)": "uses .get_translated_payload",
         "thing._whatever_else": "uses ._whatever_else",
         "class Site(BaseSite):\n    def f(self):\n        return self._server": "uses ._server",
     }
