@@ -6,9 +6,11 @@ message keeps Block Kit's limits (the fake refuses one that doesn't)."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import random
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +43,18 @@ def parts_of(messages: list[dict[str, Any]]) -> tuple[str, list[str]]:
     return joined, [heading, *labels]
 
 
-def terminal_export(db: Path, name: str) -> str:
-    result = zeroquiz_pack("export", name, "--db", str(db), "--platform", "slack", "--team", TEAM)
+async def terminal_export(db: Path, name: str) -> str:
+    """The operator's terminal beside the running app: a thread, so the app's loop goes on (a
+    write it has under way would otherwise hold the file while the terminal waits for it)."""
+    args = ("export", name, "--db", str(db), "--platform", "slack", "--team", TEAM)
+    result = await asyncio.to_thread(zeroquiz_pack, *args)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
-def terminal_add(db: Path, name: str, body: str) -> None:
+async def terminal_add(db: Path, name: str, body: str) -> None:
     args = ("add", "-", "--name", name, "--db", str(db), "--platform", "slack", "--team", TEAM)
-    result = zeroquiz_pack(*args, stdin=body)
+    result = await asyncio.to_thread(partial(zeroquiz_pack, *args, stdin=body))
     assert result.returncode == 0, result.stderr
 
 
@@ -62,7 +67,7 @@ async def test_sixty_questions_come_back_whole_in_numbered_parts_through_the_res
 ) -> None:
     slack = await open_admin(fake, db_path, clock, bank)
     try:
-        terminal_add(db_path, "our-cluster", big_pack(60))
+        await terminal_add(db_path, "our-cluster", big_pack(60))
         key = await slack.command("pack export our-cluster", user=ADMIN)
         await fake.wait_until(lambda: len(fake.replies[key]) == 2, "both messages")
         replies = fake.replies[key]
@@ -70,7 +75,7 @@ async def test_sixty_questions_come_back_whole_in_numbered_parts_through_the_res
         joined, (heading, *labels) = parts_of(replies)
         assert "Pack `our-cluster`, version 1, in 8 parts" in heading
         assert labels == [f"{n}/8" for n in range(1, 9)]
-        assert joined == terminal_export(db_path, "our-cluster")
+        assert joined == await terminal_export(db_path, "our-cluster")
         assert fake.ephemerals == [] and fake.problems == []
     finally:
         await slack.close()
@@ -82,7 +87,7 @@ async def test_a_pack_beyond_a_response_url_comes_as_ephemeral_messages_or_says_
     slack = await open_admin(fake, db_path, clock, bank)
     try:
         body = big_pack(99, explanation_words=60, long_line=True)  # ~65 kB, one 2,900 line
-        terminal_add(db_path, "runbook", body)
+        await terminal_add(db_path, "runbook", body)
         count = len(export_messages(export_notice("en", "runbook", 1, body)))
         assert count > 5  # more than a response_url takes
         key = await slack.command("pack export runbook", user=ADMIN)
@@ -92,7 +97,7 @@ async def test_a_pack_beyond_a_response_url_comes_as_ephemeral_messages_or_says_
         total = len(labels)
         assert f"Pack `runbook`, version 1, in {total} parts" in heading
         assert labels == [f"{n}/{total}" for n in range(1, total + 1)]
-        assert joined == terminal_export(db_path, "runbook")
+        assert joined == await terminal_export(db_path, "runbook")
         assert fake.replies[key] == [] and fake.problems == []
         # A channel the app can't post in: the person is told why, through the response_url.
         fake.errors["chat.postEphemeral"] = ["channel_not_found"]
