@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.bank import Bank
 from bot.bank.templates import Template, pick
@@ -31,16 +31,14 @@ MISTAKE_SAMPLE = 64  # seeds a template's options are named from
 Entry = Question | Template
 
 
-@dataclass(frozen=True, slots=True)
-class OptionStat:
+class OptionStat(NamedTuple):
     slot: int
     answered: int
     share: float  # of the item's answers
     mean_score: float | None  # the choosers' overall score, 0..1 (None: none rated)
 
 
-@dataclass(frozen=True, slots=True)
-class ItemStat:
+class ItemStat(NamedTuple):
     """One question (or template) over all the team's answers."""
 
     item: str

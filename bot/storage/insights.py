@@ -31,8 +31,7 @@ RATED_AFTER = 5  # answers a player needs before their score rates the next ones
 PERMILLE = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(NamedTuple):
     """One recorded answer, as the read models count it."""
 
     team_id: int

@@ -7,9 +7,8 @@ process left is taken over by compare-and-swap on its token once its lease runs 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime, time
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.daily.spec import days_from_code
 from bot.model import Lang, TeamRef, UserRef
@@ -21,8 +20,7 @@ from bot.storage.teams import team_id
 SendStatus = Literal["claimed", "sent", "empty", "skipped", "failed"]
 
 
-@dataclass(frozen=True, slots=True)
-class ReminderRecord:
+class ReminderRecord(NamedTuple):
     id: int
     user: UserRef
     lang: Lang
@@ -32,8 +30,7 @@ class ReminderRecord:
     updated_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class ReminderClaim:
+class ReminderClaim(NamedTuple):
     """A send claimed and not finished: who holds it (`token`) and since when."""
 
     reminder_id: int

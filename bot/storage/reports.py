@@ -4,8 +4,8 @@ the audit log keeps). Forgetting a person deletes their reports with their answe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from bot.model import TeamRef, UserRef
 from bot.periods import from_ms, to_ms
@@ -14,8 +14,7 @@ from bot.storage.engine import Engine
 REASONS = ("key", "unclear", "typo", "outdated", "other")
 
 
-@dataclass(frozen=True, slots=True)
-class ReportRecord:
+class ReportRecord(NamedTuple):
     id: int
     question_id: str
     reason: str

@@ -4,16 +4,15 @@ statement on a reader connection, so an export is safe while the bot runs. A per
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from bot.model import TeamRef
 from bot.periods import from_ms, to_ms
 from bot.storage.engine import Engine
 
 
-@dataclass(frozen=True, slots=True)
-class ResultRecord:
+class ResultRecord(NamedTuple):
     """One answer: when, who, where, to which question (its round's seed shows the letters the
     channel saw), the option chosen in the question's file order, and what it scored."""
 
