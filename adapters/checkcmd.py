@@ -22,6 +22,7 @@ from typing import Any
 from adapters.exitcodes import EX_CONFIG, storage_exit
 from adapters.runtime import ConfigError
 from adapters.settings import Setting, more_settings, serve_settings
+from bot import __version__
 from bot.bank import BankError, bundled_paths
 from bot.config import database_path, is_default_location
 from bot.limits import LimitsError, limits_from_env
@@ -121,13 +122,12 @@ def _listen(report: Report, host: str, port: int, refusal: Callable[[OSError], s
 
 
 async def cmd_check(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> int:
-    from adapters.cli import installed_version
     from adapters.logs import log_format
     from adapters.questions import custom_paths, no_bundled, serve_bank
     from adapters.serve import bank_summary, metrics_refusal, surface_configs
     from bot.storage.inspect import inspect_database
 
-    report = Report([f"zeroquiz {installed_version()}"])
+    report = Report([f"zeroquiz {__version__}"])
     try:
         log_format(env)
     except ValueError as exc:

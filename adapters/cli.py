@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from adapters.exitcodes import EX_CONFIG, EX_PIPE, EX_USAGE, storage_exit
+from bot import __version__
 from bot.app import build_quiz
 from bot.bank import BankError
 from bot.clock import SystemClock
@@ -27,38 +28,11 @@ QUESTIONS_HELP = "question files or folders, added to the bundled ones (as in se
 NO_BUNDLED_HELP = "only the --questions files, without the bundled bank (as in serve)"
 
 
-def installed_version() -> str:
-    """The version of the code that runs, for bug reports and the start-up log. pyproject.toml
-    takes it from the same constant, so it is what pip installed, and reading it costs nothing
-    (the installed metadata took ~5 ms of every start)."""
-    from bot import __version__
-
-    return __version__
-
-
 class Subcommands(Protocol):
     """What `add_subparsers()` returns, as the command modules use it (argparse names its class
     only privately)."""
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
-
-
-class VersionAction(argparse.Action):
-    """`--version`, the installed version read only when asked for."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        kwargs.setdefault("help", "show the version and exit")
-        super().__init__(option_strings, dest=argparse.SUPPRESS, nargs=0, **kwargs)
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        print(f"zeroquiz {installed_version()}")
-        parser.exit()
 
 
 def serve_options(serve: argparse.ArgumentParser) -> None:
@@ -84,7 +58,11 @@ def serve_options(serve: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zeroquiz", description="A quiz bot that teaches ZeRO.")
-    parser.add_argument("--version", action=VersionAction)
+    # bot.__version__ is also pyproject's version (dynamic), so it is what pip installed.
+    parser.add_argument(
+        "--version", action="version", version=f"zeroquiz {__version__}",
+        help="show the version and exit",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command")  # none: the help, as `zeroquiz help`
 
     play = sub.add_parser("play", help="play in the terminal (no account needed)")

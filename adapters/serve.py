@@ -26,6 +26,7 @@ from adapters.questions import serve_bank
 from adapters.runtime import ConfigError, Runtime, Surface, SurfaceUnavailable
 from adapters.sdnotify import notify
 from adapters.settings import serve_settings
+from bot import __version__
 from bot.bank import Bank, BankError
 from bot.clock import SystemClock
 from bot.config import cache_dir, is_default_location, replica_id
@@ -123,7 +124,7 @@ class StartLog:
     def begin(self) -> None:
         if not self._begun:
             self._begun = True
-            log.info("zeroquiz %s starting", installed_version())
+            log.info("zeroquiz %s starting", __version__)
 
     def progress(self, what: str, done: int, total: int) -> None:
         self.begin()
@@ -135,12 +136,6 @@ def metrics_refusal(exc: OSError) -> str:
     into strerror)."""
     reason = os.strerror(exc.errno) if exc.errno else type(exc).__name__
     return f"cannot serve metrics on ZEROQUIZ_METRICS_PORT: {reason}"
-
-
-def installed_version() -> str:
-    from adapters.cli import installed_version as version
-
-    return version()
 
 
 async def _after_ready(runtime: Runtime) -> None:

@@ -70,7 +70,7 @@ def command_hash(tree: app_commands.CommandTree, guild: discord.abc.Snowflake | 
         "commands": [described(command) for command in tree.get_commands(guild=guild)],
         "localised": {lang: CATALOGUES[lang] for lang in sorted(set(LOCALES.values()))},
     }
-    raw = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
+    raw = json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(raw).hexdigest()
 
 
